@@ -1,0 +1,80 @@
+"""Grid geometry: cell names, rays for straight moves, windows for n-in-a-row."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["Board", "cell_name", "parse_cell"]
+
+ORTHOGONAL = ((0, -1), (0, 1), (-1, 0), (1, 0))
+DIAGONAL = ((-1, -1), (-1, 1), (1, -1), (1, 1))
+
+
+def cell_name(index: int, rows: int, cols: int) -> str:
+    """Cell names as on a chess board: column letter, row number counted from the bottom."""
+    row, col = divmod(index, cols)
+    return f"{chr(ord('a') + col)}{rows - row}"
+
+
+def parse_cell(name: str, rows: int, cols: int) -> int:
+    col = ord(name[0]) - ord("a")
+    row = rows - int(name[1:])
+    if not (0 <= col < cols and 0 <= row < rows):
+        raise ValueError(f"'{name}' is not a cell of a {rows}x{cols} board")
+    return row * cols + col
+
+
+@dataclass
+class Board:
+    rows: int
+    cols: int
+    names: tuple[str, ...] = ()
+    rays: dict[str, tuple[tuple[tuple[int, ...], ...], ...]] = field(default_factory=dict)
+    _windows: dict[int, tuple[tuple[int, ...], ...]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.names = tuple(cell_name(i, self.rows, self.cols) for i in range(self.rows * self.cols))
+        self.rays = {
+            "orthogonal": self._rays(ORTHOGONAL),
+            "diagonal": self._rays(DIAGONAL),
+            "all": self._rays(ORTHOGONAL + DIAGONAL),
+        }
+
+    @property
+    def size(self) -> int:
+        return self.rows * self.cols
+
+    def _rays(self, dirs: tuple[tuple[int, int], ...]) -> tuple[tuple[tuple[int, ...], ...], ...]:
+        out = []
+        for index in range(self.size):
+            row, col = divmod(index, self.cols)
+            cell_rays = []
+            for dr, dc in dirs:
+                ray = []
+                r, c = row + dr, col + dc
+                while 0 <= r < self.rows and 0 <= c < self.cols:
+                    ray.append(r * self.cols + c)
+                    r += dr
+                    c += dc
+                if ray:
+                    cell_rays.append(tuple(ray))
+            out.append(tuple(cell_rays))
+        return tuple(out)
+
+    def windows(self, n: int) -> tuple[tuple[int, ...], ...]:
+        """Every straight run of n cells (rows, columns, both diagonals)."""
+        if n not in self._windows:
+            found = []
+            for index in range(self.size):
+                row, col = divmod(index, self.cols)
+                for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                    cells = []
+                    for k in range(n):
+                        r, c = row + dr * k, col + dc * k
+                        if not (0 <= r < self.rows and 0 <= c < self.cols):
+                            break
+                        cells.append(r * self.cols + c)
+                    if len(cells) == n:
+                        found.append(tuple(cells))
+            self._windows[n] = tuple(found)
+        return self._windows[n]

@@ -1,0 +1,378 @@
+"""Built-in functions of the rule language, one compiler each (see rulespec.types.FUNCTIONS)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from rulespec import ast as A
+from rulespec import types as T
+
+from .errors import RuleError
+from .expressions import Fn, _const, compile_expr, compile_list, const_value, is_const, json_converter, type_of
+
+__all__ = ["compile_builtin", "BUILTINS"]
+
+
+def compile_builtin(node: A.Call, L: Any) -> Fn:
+    compiler = BUILTINS.get(node.func)
+    if compiler is None:
+        raise RuleError(f"unknown function '{node.func}'", node.span)
+    return compiler(node, L)
+
+
+def _args(node: A.Call, L: Any) -> list[Fn]:
+    return [compile_expr(a, L) for a in node.args]
+
+
+def b_count(node: A.Call, L: Any) -> Fn:
+    items = compile_list(node.args[0], L)
+    return lambda s, e: len(items(s, e))
+
+
+def b_sum(node: A.Call, L: Any) -> Fn:
+    items = compile_list(node.args[0], L)
+    return lambda s, e: sum(items(s, e))
+
+
+def _extreme(pick: Callable[..., Any]) -> Callable[[A.Call, Any], Fn]:
+    def compiler(node: A.Call, L: Any) -> Fn:
+        if len(node.args) == 1:
+            items = compile_list(node.args[0], L)
+
+            def of_list(s: Any, e: dict) -> Any:
+                values = [v for v in items(s, e) if v is not None]
+                return pick(values) if values else None
+
+            return of_list
+        a, b = _args(node, L)
+        if is_const(a) and is_const(b):
+            return _const(pick(const_value(a), const_value(b)))
+        return lambda s, e: pick(a(s, e), b(s, e))
+
+    return compiler
+
+
+def b_any(node: A.Call, L: Any) -> Fn:
+    items = compile_list(node.args[0], L)
+    return lambda s, e: any(items(s, e))
+
+
+def b_all(node: A.Call, L: Any) -> Fn:
+    items = compile_list(node.args[0], L)
+    return lambda s, e: all(items(s, e))
+
+
+def b_distinct(node: A.Call, L: Any) -> Fn:
+    items = compile_list(node.args[0], L)
+
+    def distinct(s: Any, e: dict) -> list:
+        out: list = []
+        for x in items(s, e):
+            if x not in out:
+                out.append(x)
+        return out
+
+    return distinct
+
+
+def b_first(node: A.Call, L: Any) -> Fn:
+    items = compile_list(node.args[0], L)
+
+    def first(s: Any, e: dict) -> Any:
+        xs = items(s, e)
+        return xs[0] if xs else None
+
+    return first
+
+
+def b_last(node: A.Call, L: Any) -> Fn:
+    items = compile_list(node.args[0], L)
+
+    def last(s: Any, e: dict) -> Any:
+        xs = items(s, e)
+        return xs[-1] if xs else None
+
+    return last
+
+
+def _zone_pick(node: A.Call, L: Any, pick: Callable[[list, int], Any], what: str) -> Fn:
+    zone = compile_expr(node.args[0], L)
+    depth = compile_expr(node.args[1], L) if len(node.args) > 1 else _const(0)
+    span = node.span
+
+    def zone_card(s: Any, e: dict) -> Any:
+        z = zone(s, e)
+        if s.shuffled[z]:
+            raise RuleError(f"{what} of a shuffled zone is not known: draw from it instead", span)
+        cards = s.zones[z]
+        i = depth(s, e)
+        return pick(cards, i) if 0 <= i < len(cards) else None
+
+    return zone_card
+
+
+def b_top(node: A.Call, L: Any) -> Fn:
+    return _zone_pick(node, L, lambda cards, i: cards[-1 - i], "the top card")
+
+
+def b_nth(node: A.Call, L: Any) -> Fn:
+    return _zone_pick(node, L, lambda cards, i: cards[-1 - i], "a card")
+
+
+def b_bottom(node: A.Call, L: Any) -> Fn:
+    return _zone_pick(node, L, lambda cards, i: cards[i], "the bottom card")
+
+
+def b_left(node: A.Call, L: Any) -> Fn:
+    (p,) = _args(node, L)
+    n = L.num_players
+    table = [(i + 1) % n for i in range(n)]
+    return lambda s, e: table[p(s, e)]
+
+
+def b_right(node: A.Call, L: Any) -> Fn:
+    (p,) = _args(node, L)
+    n = L.num_players
+    table = [(i - 1) % n for i in range(n)]
+    return lambda s, e: table[p(s, e)]
+
+
+def b_others(node: A.Call, L: Any) -> Fn:
+    (p,) = _args(node, L)
+    n = L.num_players
+    table = [[(i + k) % n for k in range(1, n)] for i in range(n)]
+    return lambda s, e: table[p(s, e)]
+
+
+def b_seats_from(node: A.Call, L: Any) -> Fn:
+    (p,) = _args(node, L)
+    n = L.num_players
+    table = [[(i + k) % n for k in range(n)] for i in range(n)]
+    return lambda s, e: table[p(s, e)]
+
+
+def b_player(node: A.Call, L: Any) -> Fn:
+    (i,) = _args(node, L)
+    n = L.num_players
+    span = node.span
+
+    def seat(s: Any, e: dict) -> int:
+        x = i(s, e)
+        if not 0 <= x < n:
+            raise RuleError(f"there is no seat {x} in a {n}-player game", span)
+        return x
+
+    if is_const(i):
+        x = const_value(i)
+        if 0 <= x < n:
+            return _const(x)
+    return seat
+
+
+def b_pieces(node: A.Call, L: Any) -> Fn:
+    args = _args(node, L)
+    owner = args[0]
+    kind = const_value(args[1]) if len(args) > 1 and is_const(args[1]) else None
+    table = [[x for x in range(len(L.piece_owner)) if L.piece_owner[x] == p
+              and (kind is None or L.piece_kind_name[x] == kind)] for p in range(L.num_players)]
+    if len(args) > 1 and kind is None:
+        kind_fn = args[1]
+        return lambda s, e: [x for x in table[owner(s, e)] if L.piece_kind_name[x] == kind_fn(s, e)]
+    return lambda s, e: table[owner(s, e)]
+
+
+def b_piece_at(node: A.Call, L: Any) -> Fn:
+    (cell,) = _args(node, L)
+
+    def piece_at(s: Any, e: dict) -> Any:
+        c = cell(s, e)
+        if c is None:
+            return None
+        x = s.cell_piece[c]
+        return None if x < 0 else x
+
+    return piece_at
+
+
+def b_slides(node: A.Call, L: Any) -> Fn:
+    (piece,) = _args(node, L)
+    kwargs = {k: compile_expr(v, L) for k, v in node.kwargs}
+    dirs = const_value(kwargs["dirs"]) if "dirs" in kwargs else "orthogonal"
+    if dirs not in L.board.rays:
+        raise RuleError(f"slides(dirs=...) must be orthogonal, diagonal or all, not {dirs!r}", node.span)
+    rays = L.board.rays[dirs]
+    limit = kwargs.get("max")
+    if limit is not None and not is_const(limit):
+        raise RuleError("slides(max=...) must be a constant", node.span)
+    steps = const_value(limit) if limit is not None else 10**9
+
+    def slides(s: Any, e: dict) -> list:
+        at = s.piece_cell[piece(s, e)]
+        if at < 0:
+            return []
+        occupied = s.cell_piece
+        out = []
+        for ray in rays[at]:
+            k = 0
+            for c in ray:
+                if occupied[c] >= 0 or k >= steps:
+                    break
+                out.append(c)
+                k += 1
+        return out
+
+    return slides
+
+
+def b_cell(node: A.Call, L: Any) -> Fn:
+    from .board import parse_cell
+
+    args = _args(node, L)
+    board = L.board
+    span = node.span
+    if len(args) == 1:
+        name = args[0]
+        if is_const(name):
+            return _const(parse_cell(const_value(name), board.rows, board.cols))
+
+        def by_name(s: Any, e: dict) -> int:
+            try:
+                return parse_cell(str(name(s, e)), board.rows, board.cols)
+            except (ValueError, IndexError):
+                raise RuleError(f"'{name(s, e)}' is not a cell", span) from None
+
+        return by_name
+    row, col = args
+
+    def by_position(s: Any, e: dict) -> Any:
+        r, c = row(s, e), col(s, e)
+        if not (0 <= r < board.rows and 0 <= c < board.cols):
+            return None
+        return r * board.cols + c
+
+    return by_position
+
+
+def b_empty_cells(node: A.Call, L: Any) -> Fn:
+    size = L.board.size
+
+    def empty_cells(s: Any, e: dict) -> list:
+        occupied = s.cell_piece
+        return [c for c in range(size) if occupied[c] < 0]
+
+    return empty_cells
+
+
+def b_start_cells(node: A.Call, L: Any) -> Fn:
+    (p,) = _args(node, L)
+    table = [[L.piece_start[x] for x in range(len(L.piece_owner)) if L.piece_owner[x] == q and L.piece_start[x] >= 0]
+             for q in range(L.num_players)]
+    return lambda s, e: table[p(s, e)]
+
+
+def b_line(node: A.Call, L: Any) -> Fn:
+    p, n = _args(node, L)
+    owner = L.piece_owner
+    board = L.board
+
+    def line(s: Any, e: dict) -> bool:
+        who = p(s, e)
+        occupied = s.cell_piece
+        for window in board.windows(n(s, e)):
+            for c in window:
+                x = occupied[c]
+                if x < 0 or owner[x] != who:
+                    break
+            else:
+                return True
+        return False
+
+    return line
+
+
+def _ranking_fn(node: A.Call, L: Any, pick: int) -> Fn:
+    ranking_fn = compile_expr(node.args[0], L)
+    if not is_const(ranking_fn):
+        raise RuleError("the first argument must name a ranking", node.span)
+    ranking = const_value(ranking_fn)
+    cards = compile_list(node.args[1], L)
+    evaluate = ranking.evaluate
+    return lambda s, e: evaluate(cards(s, e))[pick]
+
+
+def b_hand_value(node: A.Call, L: Any) -> Fn:
+    return _ranking_fn(node, L, 0)
+
+
+def b_best_cards(node: A.Call, L: Any) -> Fn:
+    return _ranking_fn(node, L, 1)
+
+
+def b_category(node: A.Call, L: Any) -> Fn:
+    return _ranking_fn(node, L, 2)
+
+
+def b_str(node: A.Call, L: Any) -> Fn:
+    (value,) = _args(node, L)
+    convert = json_converter(type_of(node.args[0], L), L)
+    t = type_of(node.args[0], L)
+    if t == T.PLAYER:
+        names = L.seat_names
+        return lambda s, e: names[value(s, e)]
+    if t == T.PIECE:
+        label = L.piece_label
+        return lambda s, e: label[value(s, e)]
+
+    def text(s: Any, e: dict) -> str:
+        v = convert(s, value(s, e))
+        if isinstance(v, list):
+            return ", ".join(str(x) for x in v)
+        if v is None:
+            return "none"
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        return str(v)
+
+    return text
+
+
+def b_int(node: A.Call, L: Any) -> Fn:
+    (value,) = _args(node, L)
+    return lambda s, e: int(value(s, e))
+
+
+def b_abs(node: A.Call, L: Any) -> Fn:
+    (value,) = _args(node, L)
+    return lambda s, e: abs(value(s, e))
+
+
+def b_range(node: A.Call, L: Any) -> Fn:
+    a, b = _args(node, L)
+    if is_const(a) and is_const(b):
+        values = list(range(const_value(a), const_value(b)))
+        return lambda s, e: list(values)
+    return lambda s, e: list(range(a(s, e), b(s, e)))
+
+
+def b_dict(node: A.Call, L: Any) -> Fn:
+    fields = [(k, compile_expr(v, L), json_converter(type_of(v, L), L)) for k, v in node.kwargs]
+
+    def record(s: Any, e: dict) -> dict:
+        return {k: conv(s, f(s, e)) for k, f, conv in fields}
+
+    return record
+
+
+def _random_only(node: A.Call, L: Any) -> Fn:
+    raise RuleError(f"{node.func}() can only be used as `let x = {node.func}(...)`", node.span)
+
+
+BUILTINS: dict[str, Callable[[A.Call, Any], Fn]] = {
+    "count": b_count, "sum": b_sum, "max": _extreme(max), "min": _extreme(min), "any": b_any, "all": b_all,
+    "distinct": b_distinct, "first": b_first, "last": b_last, "top": b_top, "bottom": b_bottom, "nth": b_nth,
+    "left": b_left, "right": b_right, "others": b_others, "seats_from": b_seats_from, "player": b_player,
+    "pieces": b_pieces, "piece_at": b_piece_at, "slides": b_slides, "cell": b_cell, "empty_cells": b_empty_cells,
+    "start_cells": b_start_cells, "line": b_line, "hand_value": b_hand_value, "best_cards": b_best_cards,
+    "category": b_category, "str": b_str, "int": b_int, "abs": b_abs, "range": b_range, "dict": b_dict,
+    "chance": _random_only, "random": _random_only,
+}

@@ -1,0 +1,576 @@
+"""Statements that run to completion -> closures ``f(state, env)``, one compiler per construct.
+
+Statements that may wait for a player (or, with explicit chance, for a chance event)
+are compiled by ``flow`` into frames instead; everything else lands here, including
+whole ``if``/``for``/``repeat`` blocks that cannot wait, fused into single closures.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from rulespec import ast as A
+from rulespec import types as T
+
+from .errors import RuleError
+from .expressions import Fn, compile_expr, compile_list, const_value, is_const, json_converter, type_of
+from .state import move_card, move_piece, take_card
+
+__all__ = ["EndSignal", "compile_simple", "compile_block_closure", "Stmt", "TOP", "BOTTOM", "RANDOM"]
+
+Stmt = Callable[[Any, dict], None]
+TOP, BOTTOM, RANDOM = 0, 1, 2
+
+
+class EndSignal(Exception):
+    """Raised by `end turn|phase|round|game`; the flow unwinds to the matching level."""
+
+    def __init__(self, level: str):
+        super().__init__(level)
+        self.level = level
+
+
+def compile_simple(node: Any, L: Any) -> Stmt:
+    return _STATEMENTS[type(node).__name__](node, L)
+
+
+def compile_block_closure(block: A.Block, L: Any) -> Stmt:
+    """A whole block as one closure (the block must not wait for anything)."""
+    fns = [compile_simple(stmt, L) for stmt in block.stmts]
+    scoped = any(isinstance(stmt, A.Let) for stmt in block.stmts)
+    check = L.end_check
+    if not fns:
+        return _noop
+    if len(fns) == 1 and not scoped and check is None:
+        return fns[0]
+    fns_t = tuple(fns)
+    if check is None:
+        if scoped:
+            def run_scoped(s: Any, e: dict) -> None:
+                e2 = dict(e)
+                for f in fns_t:
+                    f(s, e2)
+
+            return run_scoped
+
+        def run(s: Any, e: dict) -> None:
+            for f in fns_t:
+                f(s, e)
+
+        return run
+
+    def run_checked(s: Any, e: dict) -> None:
+        e2 = dict(e) if scoped else e
+        for f in fns_t:
+            f(s, e2)
+            if s.in_play and check(s):
+                raise EndSignal("round")
+
+    return run_checked
+
+
+def _noop(s: Any, e: dict) -> None:
+    return None
+
+
+def _face_of(node: Any, L: Any, dest: Fn) -> Callable[[Any, dict, int], int]:
+    if node.face is not None:
+        value = 1 if node.face == "up" else 0
+        return lambda s, e, z: value
+    faces = L.zone_face
+    return lambda s, e, z: faces[z]
+
+
+def _guard(fn: Stmt, span: Any) -> Stmt:
+    """Turn Python errors of a rule into RuleErrors naming the rule."""
+
+    def guarded(s: Any, e: dict) -> None:
+        try:
+            fn(s, e)
+        except (RuleError, EndSignal):
+            raise
+        except (TypeError, IndexError, KeyError, AttributeError, ValueError) as exc:
+            raise RuleError(f"this rule failed: {exc}", span) from None
+
+    return guarded
+
+
+# ------------------------------------------------------------------ cards
+
+
+def s_Move(node: A.Move, L: Any) -> Stmt:
+    dest = compile_expr(node.dest, L)
+    what_type = type_of(node.what, L)
+    if node.selector == "one" and what_type == T.PIECE:
+        return _move_piece(node, L, dest)
+    face = _face_of(node, L, dest)
+    bottom = node.bottom
+    if node.selector in ("top", "bottom", "random"):
+        mode = {"top": TOP, "bottom": BOTTOM, "random": RANDOM}[node.selector]
+        if node.selector == "random" and what_type != T.ZONE:
+            cards = compile_list(node.what, L)
+
+            def move_random_of(s: Any, e: dict) -> None:
+                from . import rng as RNG
+
+                pool = cards(s, e)
+                if pool:
+                    s.rng, i = RNG.below(s.rng, len(pool))
+                    z = dest(s, e)
+                    move_card(s, pool[i], z, face(s, e, z), bottom)
+
+            return _guard(move_random_of, node.span)
+        zone = compile_expr(node.what, L)
+
+        def move_one_from(s: Any, e: dict) -> None:
+            c = take_card(s, zone(s, e), mode)
+            if c is not None:
+                z = dest(s, e)
+                move_card(s, c, z, face(s, e, z), bottom)
+
+        return _guard(move_one_from, node.span)
+    if node.selector == "all" or T.is_list(what_type) or what_type == T.ZONE:
+        cards = compile_list(node.what, L)
+
+        def move_all(s: Any, e: dict) -> None:
+            z = dest(s, e)
+            f = face(s, e, z)
+            for c in list(cards(s, e)):
+                move_card(s, c, z, f, bottom)
+
+        return _guard(move_all, node.span)
+    card = compile_expr(node.what, L)
+
+    def move_one(s: Any, e: dict) -> None:
+        c = card(s, e)
+        if c is not None:
+            z = dest(s, e)
+            move_card(s, c, z, face(s, e, z), bottom)
+
+    return _guard(move_one, node.span)
+
+
+def _move_piece(node: A.Move, L: Any, dest: Fn) -> Stmt:
+    piece = compile_expr(node.what, L)
+    span = node.span
+
+    def move(s: Any, e: dict) -> None:
+        x = piece(s, e)
+        c = dest(s, e)
+        if x is None or c is None:
+            raise RuleError("cannot move: the piece or the cell is missing (none)", span)
+        move_piece(s, x, c, span)
+
+    return move
+
+
+def s_Draw(node: A.Draw, L: Any) -> Stmt:
+    count = compile_expr(node.count, L) if node.count is not None else None
+    source = compile_expr(node.source, L)
+    dest = compile_expr(node.dest, L)
+    face = _face_of(node, L, dest)
+
+    def draw(s: Any, e: dict) -> None:
+        n = 1 if count is None else count(s, e)
+        src = source(s, e)
+        z = dest(s, e)
+        f = face(s, e, z)
+        for _ in range(n):
+            c = take_card(s, src, TOP)
+            if c is None:
+                return
+            move_card(s, c, z, f)
+
+    return _guard(draw, node.span)
+
+
+def deal_targets(node: A.Deal, L: Any) -> Callable[[Any], list[int]]:
+    zone = L.zone_defs[node.family]
+    base = L.zone_base[node.family]
+    if zone.per == "cell":
+        targets = [base + c for c in range(L.board.size)]
+        return lambda s: targets
+    n = L.num_players
+    return lambda s: [base + (s.dealer + 1 + k) % n for k in range(n)]
+
+
+def s_Deal(node: A.Deal, L: Any) -> Stmt:
+    count = compile_expr(node.count, L)
+    source = compile_expr(node.source, L)
+    targets = deal_targets(node, L)
+    fixed = None if node.face is None else (1 if node.face == "up" else 0)
+    faces = L.zone_face
+
+    def deal(s: Any, e: dict) -> None:
+        src = source(s, e)
+        zones = targets(s)
+        for _ in range(count(s, e)):
+            for z in zones:
+                c = take_card(s, src, TOP)
+                if c is None:
+                    return
+                move_card(s, c, z, faces[z] if fixed is None else fixed)
+
+    return _guard(deal, node.span)
+
+
+def s_Shuffle(node: A.Shuffle, L: Any) -> Stmt:
+    zone = compile_expr(node.zone, L)
+
+    def shuffle(s: Any, e: dict) -> None:
+        z = zone(s, e)
+        if len(s.zones[z]) > 1:
+            s.shuffled[z] = True
+
+    return shuffle
+
+
+def s_Flip(node: A.Flip, L: Any) -> Stmt:
+    value = 1 if node.face == "up" else 0
+    t = type_of(node.what, L)
+    if t == T.CARD:
+        card = compile_expr(node.what, L)
+
+        def flip_one(s: Any, e: dict) -> None:
+            c = card(s, e)
+            if c is not None:
+                s.face[c] = value
+
+        return flip_one
+    cards = compile_list(node.what, L)
+
+    def flip_all(s: Any, e: dict) -> None:
+        for c in cards(s, e):
+            s.face[c] = value
+
+    return flip_all
+
+
+# ------------------------------------------------------------------ variables
+
+
+def s_Assign(node: A.Assign, L: Any) -> Stmt:
+    value = compile_expr(node.value, L)
+    target = node.target
+    ref = L.info.refs.get(id(target), ("?",))
+    list_typed = T.is_list(type_of(node.value, L)) or type_of(node.value, L) == T.ZONE
+    if type_of(node.value, L) == T.ZONE:
+        value = compile_list(node.value, L)
+    if list_typed:
+        inner = value
+        value = lambda s, e: list(inner(s, e))  # noqa: E731 - variables own their lists
+    op = node.op
+    span = node.span
+    if ref[0] in ("var", "builtin"):
+        if ref[0] == "builtin":
+            def set_dealer(s: Any, e: dict) -> None:
+                v = value(s, e)
+                if v is None:
+                    raise RuleError("the dealer cannot be none", span)
+                s.dealer = v
+
+            return set_dealer
+        slot = L.var_slots[target.id]
+        if op == "=":
+            def set_var(s: Any, e: dict) -> None:
+                s.g[slot] = value(s, e)
+
+            return set_var
+        sign = 1 if op == "+=" else -1
+        if list_typed:
+            def extend_var(s: Any, e: dict) -> None:
+                if sign > 0:
+                    s.g[slot] = s.g[slot] + value(s, e)
+                else:
+                    drop = value(s, e)
+                    s.g[slot] = [x for x in s.g[slot] if x not in drop]
+
+            return extend_var
+
+        def add_var(s: Any, e: dict) -> None:
+            s.g[slot] += sign * value(s, e)
+
+        return _guard(add_var, span)
+    owner = compile_expr(target.obj, L)
+    if ref[0] == "pvar":
+        slot = L.pvar_slots[target.name]
+
+        def column(s: Any) -> list:
+            return s.pv[slot]
+    else:
+        name = target.name
+
+        def column(s: Any) -> list:
+            return getattr(s, name)
+
+    if op == "=":
+        def set_field(s: Any, e: dict) -> None:
+            p = owner(s, e)
+            if p is None:
+                raise RuleError("cannot set a variable of a missing player (none)", span)
+            column(s)[p] = value(s, e)
+
+        return set_field
+    sign = 1 if op == "+=" else -1
+
+    def add_field(s: Any, e: dict) -> None:
+        p = owner(s, e)
+        if p is None:
+            raise RuleError("cannot change a variable of a missing player (none)", span)
+        col = column(s)
+        if list_typed:
+            col[p] = col[p] + value(s, e) if sign > 0 else [x for x in col[p] if x not in value(s, e)]
+        else:
+            col[p] += sign * value(s, e)
+
+    return _guard(add_field, span)
+
+
+def s_Let(node: A.Let, L: Any) -> Stmt:
+    name = node.name
+    if id(node) in L.info.random_lets:
+        return _random_let(node, L)
+    t = type_of(node.value, L)
+    if t == T.ZONE:
+        cards = compile_list(node.value, L)
+
+        def let_cards(s: Any, e: dict) -> None:
+            e[name] = list(cards(s, e))
+
+        return let_cards
+    value = compile_expr(node.value, L)
+
+    def let(s: Any, e: dict) -> None:
+        e[name] = value(s, e)
+
+    return _guard(let, node.span)
+
+
+def _random_let(node: A.Let, L: Any) -> Stmt:
+    from . import rng as RNG
+
+    name = node.name
+    call = node.value
+    if call.func == "chance":
+        prob = compile_expr(call.args[0], L)
+
+        def coin(s: Any, e: dict) -> None:
+            s.rng, u = RNG.uniform(s.rng)
+            e[name] = u < prob(s, e)
+
+        return coin
+    pool = compile_list(call.args[0], L)
+
+    def pick(s: Any, e: dict) -> None:
+        items = pool(s, e)
+        if not items:
+            e[name] = None
+            return
+        s.rng, i = RNG.below(s.rng, len(items))
+        e[name] = items[i]
+
+    return pick
+
+
+def s_Emit(node: A.Emit, L: Any) -> Stmt:
+    fields = [(k, compile_expr(v, L), json_converter(type_of(v, L), L)) for k, v in node.fields]
+    kind = node.name
+    to = None
+    if node.to is not None:
+        to_fn = compile_expr(node.to, L)
+        to = (lambda s, e: [to_fn(s, e)]) if type_of(node.to, L) == T.PLAYER else to_fn
+
+    def emit(s: Any, e: dict) -> None:
+        event: dict[str, Any] = {"type": kind}
+        for k, f, conv in fields:
+            event[k] = conv(s, f(s, e))
+        if to is not None:
+            event["to"] = sorted(set(to(s, e)))
+        s.events.append(event)
+
+    return _guard(emit, node.span)
+
+
+def s_End(node: A.End, L: Any) -> Stmt:
+    level = node.level
+
+    def end(s: Any, e: dict) -> None:
+        raise EndSignal(level)
+
+    return end
+
+
+def s_Skip(node: A.Skip, L: Any) -> Stmt:
+    player = compile_expr(node.player, L)
+
+    def skip(s: Any, e: dict) -> None:
+        p = player(s, e)
+        if p is not None:
+            s.skips[p] += 1
+
+    return skip
+
+
+# ------------------------------------------------------------------ pieces
+
+
+def s_Place(node: A.Place, L: Any) -> Stmt:
+    owner = compile_expr(node.owner, L)
+    cell = compile_expr(node.cell, L)
+    pool = [[x for x in range(len(L.piece_owner)) if L.piece_owner[x] == p and L.piece_kind_name[x] == node.kind]
+            for p in range(L.num_players)]
+    span = node.span
+    kind = node.kind
+
+    def place(s: Any, e: dict) -> None:
+        p = owner(s, e)
+        c = cell(s, e)
+        for x in pool[p]:
+            if s.piece_cell[x] < 0:
+                move_piece(s, x, c, span)
+                return
+        raise RuleError(f"player {p} has no {kind} left to place", span)
+
+    return place
+
+
+def s_Remove(node: A.Remove, L: Any) -> Stmt:
+    piece = compile_expr(node.piece, L)
+
+    def remove(s: Any, e: dict) -> None:
+        x = piece(s, e)
+        if x is None:
+            return
+        c = s.piece_cell[x]
+        if c >= 0:
+            s.cell_piece[c] = -1
+            s.piece_cell[x] = -1
+
+    return remove
+
+
+# ------------------------------------------------------------------ control
+
+
+def s_CallProc(node: A.CallProc, L: Any) -> Stmt:
+    args = [compile_expr(a, L) for a in node.args]
+    target = node.target
+    if L.info.refs.get(id(target), ("?",))[0] == "proc":
+        name = target.id
+        params = L.procs[name].params
+
+        def call_static(s: Any, e: dict) -> None:
+            L.proc_closure(name)(s, {p: a(s, e) for p, a in zip(params, args)})
+
+        return call_static
+    which = compile_expr(target, L)
+    span = node.span
+
+    def call_dynamic(s: Any, e: dict) -> None:
+        name = which(s, e)
+        proc = L.procs.get(name)
+        if proc is None:
+            raise RuleError(f"'{name}' is not a procedure", span)
+        L.proc_closure(name)(s, {p: a(s, e) for p, a in zip(proc.params, args)})
+
+    return call_dynamic
+
+
+def s_Pass(node: A.Pass, L: Any) -> Stmt:
+    return _noop
+
+
+def s_If(node: A.If, L: Any) -> Stmt:
+    cond = compile_expr(node.cond, L)
+    then = compile_block_closure(node.then, L)
+    orelse = compile_block_closure(node.orelse, L)
+    if is_const(cond):
+        return then if const_value(cond) else orelse
+
+    def if_(s: Any, e: dict) -> None:
+        if cond(s, e):
+            then(s, e)
+        else:
+            orelse(s, e)
+
+    return if_
+
+
+def bindings_iterator(bindings: A.Bindings, L: Any) -> Callable[[Any, dict], list[dict]]:
+    """All assignments of the bindings (nested loops, filtered), as env dicts."""
+    loops = [(b.var, compile_list(b.iter, L)) for b in bindings.items]
+    cond = compile_expr(bindings.cond, L) if bindings.cond is not None else None
+
+    def assignments(s: Any, e: dict) -> list[dict]:
+        out: list[dict] = []
+
+        def walk(depth: int, env: dict) -> None:
+            if depth == len(loops):
+                if cond is None or cond(s, env):
+                    out.append(dict(env))
+                return
+            var, items = loops[depth]
+            for x in list(items(s, env)):
+                env[var] = x
+                walk(depth + 1, env)
+
+        walk(0, dict(e))
+        return out
+
+    return assignments
+
+
+def s_For(node: A.For, L: Any) -> Stmt:
+    envs = bindings_iterator(node.bindings, L)
+    body = compile_block_closure(node.body, L)
+
+    def for_(s: Any, e: dict) -> None:
+        for env in envs(s, e):
+            body(s, env)
+
+    return for_
+
+
+def s_Repeat(node: A.Repeat, L: Any) -> Stmt:
+    body = compile_block_closure(node.body, L)
+    until = compile_expr(node.until, L)
+    limit = node.max or L.loop_limit
+    span = node.span
+
+    def repeat(s: Any, e: dict) -> None:
+        for _ in range(limit):
+            body(s, e)
+            if until(s, e):
+                return
+        raise RuleError(f"`repeat` ran {limit} times without its `until` becoming true", span)
+
+    return repeat
+
+
+def s_While(node: A.While, L: Any) -> Stmt:
+    body = compile_block_closure(node.body, L)
+    cond = compile_expr(node.cond, L)
+    limit = node.max or L.loop_limit
+    span = node.span
+
+    def while_(s: Any, e: dict) -> None:
+        for _ in range(limit):
+            if not cond(s, e):
+                return
+            body(s, e)
+        if cond(s, e):
+            raise RuleError(f"`while` ran {limit} times and its condition still holds", span)
+
+    return while_
+
+
+def s_Choose(node: A.Choose, L: Any) -> Stmt:
+    raise RuleError("internal: a choice cannot run as a simple statement", node.span)
+
+
+_STATEMENTS: dict[str, Callable[[Any, Any], Stmt]] = {
+    "Move": s_Move, "Draw": s_Draw, "Deal": s_Deal, "Shuffle": s_Shuffle, "Flip": s_Flip, "Assign": s_Assign,
+    "Let": s_Let, "Emit": s_Emit, "End": s_End, "Skip": s_Skip, "Place": s_Place, "Remove": s_Remove,
+    "CallProc": s_CallProc, "Pass": s_Pass, "If": s_If, "For": s_For, "Repeat": s_Repeat, "While": s_While,
+    "Choose": s_Choose,
+}

@@ -1,0 +1,40 @@
+"""Run-time errors.
+
+    InterpreterError
+    ├── IllegalActionError     an action id that is not legal now (the state is unchanged)
+    ├── OptionError            a bad player count or option value when loading a game
+    └── RuleError              the spec's rules failed while running (names the spec position)
+        └── GameLengthError    the spec's `game.limits.actions` bound was exceeded
+"""
+
+from __future__ import annotations
+
+from rulespec.errors import SourceSpan
+
+__all__ = ["InterpreterError", "IllegalActionError", "OptionError", "RuleError", "GameLengthError"]
+
+
+class InterpreterError(Exception):
+    pass
+
+
+class IllegalActionError(InterpreterError, ValueError):
+    """Raised by ``apply_action`` for an action that is not legal; the state did not change."""
+
+
+class OptionError(InterpreterError, ValueError):
+    """A player count or option value the spec does not allow."""
+
+
+class RuleError(InterpreterError, RuntimeError):
+    """A rule could not be carried out; ``span`` is where the rule is written."""
+
+    def __init__(self, message: str, span: SourceSpan | None = None):
+        self.span = span
+        self.detail = message
+        where = f"{span}: " if span is not None else ""
+        super().__init__(f"{where}{message}")
+
+
+class GameLengthError(RuleError):
+    """More actions than the spec's declared bound: the rules do not end the game."""

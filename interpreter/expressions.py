@@ -1,0 +1,483 @@
+"""Expressions -> Python closures ``f(state, env)``, one small compiler per construct.
+
+Run-time values: cards, players, cells and pieces are small integers (which one is
+known statically from the checker's types), zones are zone indices, lists are lists.
+Constant sub-expressions (options, num_players, literals) are folded at link time.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable
+
+from rulespec import ast as A
+from rulespec import types as T
+
+from .errors import RuleError
+
+__all__ = ["compile_expr", "compile_list", "Fn", "const_value", "is_const", "json_converter"]
+
+Fn = Callable[[Any, dict], Any]
+_NOCONST = object()
+
+
+def _const(value: Any) -> Fn:
+    def f(s: Any, e: dict) -> Any:
+        return value
+
+    f.const = value  # type: ignore[attr-defined]
+    return f
+
+
+def is_const(fn: Fn) -> bool:
+    return getattr(fn, "const", _NOCONST) is not _NOCONST
+
+
+def const_value(fn: Fn) -> Any:
+    return getattr(fn, "const")
+
+
+def compile_expr(node: Any, L: Any) -> Fn:
+    """Compile ``node`` in link context ``L`` (a Game under construction)."""
+    return _COMPILERS[type(node).__name__](node, L)
+
+
+def type_of(node: Any, L: Any) -> str:
+    return L.info.types.get(id(node), T.ANY)
+
+
+def compile_list(node: Any, L: Any) -> Fn:
+    """Compile an iterable expression to a closure returning a list (zones -> their cards)."""
+    fn = compile_expr(node, L)
+    if type_of(node, L) == T.ZONE:
+        if is_const(fn):
+            z = const_value(fn)
+
+            def zone_cards(s: Any, e: dict) -> list:
+                return s.zones[z]
+
+            return zone_cards
+
+        def dyn_zone_cards(s: Any, e: dict) -> list:
+            return s.zones[fn(s, e)]
+
+        return dyn_zone_cards
+    return fn
+
+
+# ------------------------------------------------------------------ leaves
+
+
+def c_Const(node: A.Const, L: Any) -> Fn:
+    return _const(node.value)
+
+
+def c_Name(node: A.Name, L: Any) -> Fn:
+    ref = L.info.refs.get(id(node), ("?",))
+    kind = ref[0]
+    if kind == "local":
+        name = node.id
+
+        def local(s: Any, e: dict) -> Any:
+            return e[name]
+
+        return local
+    if kind == "var":
+        slot = L.var_slots[node.id]
+
+        def var(s: Any, e: dict) -> Any:
+            return s.g[slot]
+
+        return var
+    if kind == "builtin":
+        return _builtin_name(node.id, L)
+    if kind == "zone":
+        return _const(L.zone_base[node.id])
+    if kind == "ranking":
+        return _const(L.rankings[node.id])
+    if kind == "define":
+        return _define_call(node, node.id, (), L)
+    raise RuleError(f"cannot resolve name '{node.id}'", node.span)
+
+
+def _builtin_name(name: str, L: Any) -> Fn:
+    if name == "players":
+        return _const(list(range(L.num_players)))
+    if name == "cards":
+        return _const(list(range(L.cards.count)))
+    if name == "cells":
+        return _const(list(range(L.board.size)) if L.board else [])
+    if name == "num_players":
+        return _const(L.num_players)
+    getter = operator.attrgetter(name)
+
+    def state_field(s: Any, e: dict) -> Any:
+        return getter(s)
+
+    return state_field
+
+
+def c_Attr(node: A.Attr, L: Any) -> Fn:
+    ref = L.info.refs.get(id(node), ("?",))
+    kind = ref[0]
+    if kind == "option":
+        return _const(L.options[node.name])
+    obj = compile_expr(node.obj, L)
+    if kind == "card_attr":
+        return _lookup(obj, L.cards.attrs[node.name])
+    if kind == "card_name":
+        return _lookup(obj, L.cards.names)
+    if kind == "pvar":
+        slot = L.pvar_slots[node.name]
+
+        def pvar(s: Any, e: dict) -> Any:
+            p = obj(s, e)
+            return None if p is None else s.pv[slot][p]
+
+        return pvar
+    if kind == "player_field":
+        return _player_field(node.name, obj, L)
+    if kind == "cell_field":
+        table = {"row": [i // L.board.cols for i in range(L.board.size)],
+                 "col": [i % L.board.cols for i in range(L.board.size)],
+                 "name": list(L.board.names)}[node.name]
+        return _lookup(obj, table)
+    if kind == "piece_field":
+        if node.name == "cell":
+            def piece_cell(s: Any, e: dict) -> Any:
+                x = obj(s, e)
+                if x is None:
+                    return None
+                c = s.piece_cell[x]
+                return None if c < 0 else c
+
+            return piece_cell
+        table = {"owner": L.piece_owner, "kind": L.piece_kind_name, "start": L.piece_start}[node.name]
+        return _lookup(obj, [None if v == -1 else v for v in table] if node.name == "start" else table)
+    raise RuleError(f"cannot resolve attribute '{node.name}'", node.span)
+
+
+def _lookup(obj: Fn, table: Any) -> Fn:
+    if is_const(obj):
+        v = const_value(obj)
+        return _const(None if v is None else table[v])
+
+    def lookup(s: Any, e: dict) -> Any:
+        x = obj(s, e)
+        return None if x is None else table[x]
+
+    return lookup
+
+
+def _player_field(name: str, obj: Fn, L: Any) -> Fn:
+    if name == "seat":
+        return obj
+    if name == "name":
+        return _lookup(obj, L.seat_names)
+    getter = operator.attrgetter(name)
+
+    def field(s: Any, e: dict) -> Any:
+        p = obj(s, e)
+        return None if p is None else getter(s)[p]
+
+    return field
+
+
+def c_Index(node: A.Index, L: Any) -> Fn:
+    obj = compile_list(node.obj, L)
+    index = compile_expr(node.index, L)
+    span = node.span
+
+    def item(s: Any, e: dict) -> Any:
+        xs = obj(s, e)
+        i = index(s, e)
+        try:
+            return xs[i]
+        except IndexError:
+            raise RuleError(f"index {i} is outside a list of {len(xs)} items", span) from None
+
+    return item
+
+
+# ------------------------------------------------------------------ collections
+
+
+def c_ListLit(node: A.ListLit, L: Any) -> Fn:
+    items = [compile_expr(i, L) for i in node.items]
+    if all(is_const(i) for i in items):
+        values = [const_value(i) for i in items]
+
+        def fresh_list(s: Any, e: dict) -> list:
+            return list(values)
+
+        return fresh_list
+
+    def build(s: Any, e: dict) -> list:
+        return [f(s, e) for f in items]
+
+    return build
+
+
+def _comp_parts(comp: A.Comp, L: Any) -> tuple[Fn, str, Fn | None, Fn]:
+    return compile_list(comp.iter, L), comp.var, (compile_expr(comp.cond, L) if comp.cond else None), \
+        compile_expr(comp.elt, L)
+
+
+def _iterate(comp: A.Comp, L: Any) -> Callable[[Any, dict], list]:
+    """A closure returning [(item, element value)] for the comprehension."""
+    items, var, cond, elt = _comp_parts(comp, L)
+
+    if cond is None:
+        def pairs(s: Any, e: dict) -> list:
+            e2 = dict(e)
+            out = []
+            for x in list(items(s, e)):
+                e2[var] = x
+                out.append((x, elt(s, e2)))
+            return out
+
+        return pairs
+
+    def filtered(s: Any, e: dict) -> list:
+        e2 = dict(e)
+        out = []
+        for x in list(items(s, e)):
+            e2[var] = x
+            if cond(s, e2):
+                out.append((x, elt(s, e2)))
+        return out
+
+    return filtered
+
+
+def c_ListComp(node: A.ListComp, L: Any) -> Fn:
+    pairs = _iterate(node.comp, L)
+
+    def listcomp(s: Any, e: dict) -> list:
+        return [v for _, v in pairs(s, e)]
+
+    return listcomp
+
+
+def c_Agg(node: A.Agg, L: Any) -> Fn:
+    func = node.func
+    if func == "count":
+        items, var, cond, _ = _comp_parts(node.comp, L)
+        if cond is None:
+            def count_all(s: Any, e: dict) -> int:
+                return len(items(s, e))
+
+            return count_all
+
+        def count(s: Any, e: dict) -> int:
+            e2 = dict(e)
+            n = 0
+            for x in items(s, e):
+                e2[var] = x
+                if cond(s, e2):
+                    n += 1
+            return n
+
+        return count
+    pairs = _iterate(node.comp, L)
+    if func == "sum":
+        def total(s: Any, e: dict) -> Any:
+            return sum(v for _, v in pairs(s, e))
+
+        return total
+    if func in ("max", "min"):
+        pick = max if func == "max" else min
+
+        def extreme(s: Any, e: dict) -> Any:
+            values = [v for _, v in pairs(s, e) if v is not None]
+            return pick(values) if values else None
+
+        return extreme
+    if func == "any":
+        return lambda s, e: any(v for _, v in pairs(s, e))
+    if func == "all":
+        return lambda s, e: all(v for _, v in pairs(s, e))
+    if func in ("argmax", "argmin"):
+        pick = max if func == "argmax" else min
+
+        def arg(s: Any, e: dict) -> list:
+            found = [(x, v) for x, v in pairs(s, e) if v is not None]
+            if not found:
+                return []
+            best = pick(v for _, v in found)
+            return [x for x, v in found if v == best]
+
+        return arg
+    if func == "distinct":
+        def distinct(s: Any, e: dict) -> list:
+            out: list = []
+            for _, v in pairs(s, e):
+                if v not in out:
+                    out.append(v)
+            return out
+
+        return distinct
+    raise RuleError(f"unknown aggregate '{func}'", node.span)
+
+
+# ------------------------------------------------------------------ operators
+
+_ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+          "//": operator.floordiv, "%": operator.mod}
+_CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+        ">=": operator.ge}
+
+
+def c_BinOp(node: A.BinOp, L: Any) -> Fn:
+    op = node.op
+    if op in ("and", "or"):
+        return _logic(op, compile_expr(node.left, L), compile_expr(node.right, L))
+    if op in ("in", "notin"):
+        return _membership(node, L)
+    left = compile_expr(node.left, L)
+    right = compile_expr(node.right, L)
+    if op == "-" and T.is_list(type_of(node.left, L)):
+        def difference(s: Any, e: dict) -> list:
+            drop = right(s, e)
+            return [x for x in left(s, e) if x not in drop]
+
+        return difference
+    fn = _ARITH.get(op) or _CMP[op]
+    if is_const(left) and is_const(right):
+        try:
+            return _const(fn(const_value(left), const_value(right)))
+        except (TypeError, ZeroDivisionError, ValueError):
+            pass
+    span = node.span
+    if op in _ARITH:
+        def arith(s: Any, e: dict) -> Any:
+            try:
+                return fn(left(s, e), right(s, e))
+            except ZeroDivisionError:
+                raise RuleError("division by zero", span) from None
+            except TypeError:
+                raise RuleError(f"cannot compute '{op}' with a missing value (none)", span) from None
+
+        return arith
+    if op in ("==", "!="):
+        def compare_eq(s: Any, e: dict) -> bool:
+            return fn(left(s, e), right(s, e))
+
+        return compare_eq
+
+    def compare(s: Any, e: dict) -> bool:
+        a = left(s, e)
+        b = right(s, e)
+        if a is None or b is None:
+            raise RuleError(f"cannot compare with '{op}': a value is missing (none)", span)
+        return fn(a, b)
+
+    return compare
+
+
+def _logic(op: str, left: Fn, right: Fn) -> Fn:
+    if is_const(left):
+        value = const_value(left)
+        if op == "and":
+            return right if value else _const(False)
+        return _const(True) if value else right
+    if op == "and":
+        return lambda s, e: bool(left(s, e)) and bool(right(s, e))
+    return lambda s, e: bool(left(s, e)) or bool(right(s, e))
+
+
+def _membership(node: A.BinOp, L: Any) -> Fn:
+    left = compile_expr(node.left, L)
+    right = compile_list(node.right, L) if type_of(node.right, L) != T.STR else compile_expr(node.right, L)
+    if node.op == "in":
+        return lambda s, e: left(s, e) in right(s, e)
+    return lambda s, e: left(s, e) not in right(s, e)
+
+
+def c_Unary(node: A.Unary, L: Any) -> Fn:
+    operand = compile_expr(node.operand, L)
+    if node.op == "not":
+        if is_const(operand):
+            return _const(not const_value(operand))
+        return lambda s, e: not operand(s, e)
+    if is_const(operand):
+        return _const(-const_value(operand))
+    return lambda s, e: -operand(s, e)
+
+
+def c_Cond(node: A.Cond, L: Any) -> Fn:
+    test = compile_expr(node.test, L)
+    body = compile_expr(node.body, L)
+    orelse = compile_expr(node.orelse, L)
+    if is_const(test):
+        return body if const_value(test) else orelse
+    return lambda s, e: body(s, e) if test(s, e) else orelse(s, e)
+
+
+# ------------------------------------------------------------------ calls
+
+
+def c_Call(node: A.Call, L: Any) -> Fn:
+    ref = L.info.refs.get(id(node), ("?",))
+    if ref[0] == "family":
+        return _family(node, L)
+    if ref[0] == "define":
+        return _define_call(node, node.func, node.args, L)
+    from .builtins import compile_builtin
+
+    return compile_builtin(node, L)
+
+
+def _family(node: A.Call, L: Any) -> Fn:
+    base = L.zone_base[node.func]
+    arg = compile_expr(node.args[0], L)
+    span = node.span
+    if is_const(arg):
+        return _const(base + const_value(arg))
+
+    def zone_of(s: Any, e: dict) -> int:
+        x = arg(s, e)
+        if x is None:
+            raise RuleError(f"{node.func}(...) of a missing value (none)", span)
+        return base + x
+
+    return zone_of
+
+
+def _define_call(node: Any, name: str, args: tuple[Any, ...], L: Any) -> Fn:
+    define = L.defines[name]
+    body = L.define_body(name)
+    compiled = [compile_expr(a, L) for a in args]
+    params = define.params
+    if not params:
+        return body
+    if len(params) == 1:
+        p0 = params[0]
+        a0 = compiled[0]
+        return lambda s, e: body(s, {p0: a0(s, e)})
+    return lambda s, e: body(s, {p: a(s, e) for p, a in zip(params, compiled)})
+
+
+_COMPILERS: dict[str, Callable[[Any, Any], Fn]] = {
+    "Const": c_Const, "Name": c_Name, "Attr": c_Attr, "Index": c_Index, "ListLit": c_ListLit,
+    "ListComp": c_ListComp, "Agg": c_Agg, "BinOp": c_BinOp, "Unary": c_Unary, "Cond": c_Cond, "Call": c_Call,
+}
+
+
+def json_converter(t: str, L: Any) -> Callable[[Any, Any], Any]:
+    """A function turning a run-time value of static type ``t`` into JSON (cards -> names)."""
+    if t == T.CARD:
+        names = L.cards.names
+        return lambda s, v: None if v is None else names[v]
+    if t == T.CELL:
+        cells = L.board.names if L.board else ()
+        return lambda s, v: None if v is None else cells[v]
+    if t == T.ZONE:
+        names = L.cards.names
+        return lambda s, v: [names[c] for c in s.zones[v]]
+    if T.is_list(t):
+        inner = json_converter(T.elem(t), L)
+        return lambda s, v: None if v is None else [inner(s, x) for x in v]
+    if t == T.RANKING:
+        return lambda s, v: v.spec.name
+    return lambda s, v: v

@@ -1,0 +1,702 @@
+"""Match, rounds, phases and turns, and every statement that can wait, as frames.
+
+The rules run on an explicit stack of frames: plain lists ``[code index, ...]`` kept in
+the state, so a state can be cloned or saved in the middle of any effect. Each code
+object has ``step(state, frame)``; one loop (``run``) steps the top frame until a player
+must decide, a chance event is pending, or the match is over. Statements that cannot
+wait are single closures (see ``effects``); only choices (and, with explicit chance,
+random draws) become frames.
+
+Frame layouts (index 0 is always the code index):
+    block   [i, pc, env]                 for      [i, envs, next, env]
+    repeat  [i, count, env]              while    [i, count, env]
+    draw    [i, remaining, src, dst, face, mode]
+    deal    [i, pos, total, src, targets, face]
+    match   [i, stage]                   round    [i, stage, next phase]
+    phase   [i, phase index, started]
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from rulespec import ast as A
+from rulespec import types as T
+from rulespec.check import CHANCE as CHANCE_BIT
+from rulespec.check import CHOICE as CHOICE_BIT
+
+from .effects import EndSignal, TOP, bindings_iterator, compile_block_closure, compile_simple, deal_targets
+from .errors import RuleError
+from .expressions import compile_expr, compile_list, type_of
+from .state import CHANCE, State, move_card
+
+__all__ = ["run", "resolve", "compile_flow", "fill_block", "waits", "BlockCode", "MAX_STEPS"]
+
+MAX_STEPS = 1_000_000  # frames stepped for one action before we call it a loop
+
+
+# ====================================================================== the loop
+
+
+def run(s: State) -> None:
+    stack = s.stack
+    codes = s.game.codes
+    budget = MAX_STEPS
+    while s.pending is None and stack:
+        frame = stack[-1]
+        try:
+            codes[frame[0]].step(s, frame)
+        except EndSignal as signal:
+            unwind(s, signal.level)
+        budget -= 1
+        if not budget:
+            raise RuleError(f"the rules ran {MAX_STEPS} steps without a decision: a loop never ends")
+
+
+def resolve(s: State, pending: list, index: int) -> None:
+    """Carry out option ``index`` of a pending decision or chance event, then run on."""
+    code = s.game.codes[pending[3]]
+    try:
+        if pending[0] == CHANCE:
+            code.resolve_chance(s, pending, index)
+        else:
+            code.resolve_choice(s, pending, index)
+    except EndSignal as signal:
+        unwind(s, signal.level)
+    run(s)
+
+
+def unwind(s: State, level: str) -> None:
+    stack = s.stack
+    codes = s.game.codes
+    if level == "game":
+        s.ending = True
+        level = "round"
+    while stack:
+        frame = stack[-1]
+        kind = codes[frame[0]].level
+        if kind == "phase" and level in ("turn", "phase"):
+            if level == "phase":
+                stack.pop()
+            return
+        if kind == "round" and level in ("round", "turn", "phase"):
+            if frame[1] < 2:
+                frame[1] = 2  # straight to scoring
+                return
+            if level != "round" or not s.ending:
+                return
+        if kind == "match":
+            frame[1] = 2
+            return
+        stack.pop()
+
+
+# ====================================================================== statement codes
+
+
+class Code:
+    level = ""
+    index = -1
+
+
+class BlockCode(Code):
+    """A list of statements; simple ones are closures, waiting ones enter frames."""
+
+    __slots__ = ("stmts", "check", "span")
+
+    def __init__(self, span: Any) -> None:
+        self.stmts: tuple[tuple[Callable[[State, dict], Any], bool], ...] = ()
+        self.check: Callable[[State], bool] | None = None
+        self.span = span
+
+    def step(self, s: State, frame: list) -> None:
+        stmts = self.stmts
+        env = frame[2]
+        pc = frame[1]
+        n = len(stmts)
+        check = self.check
+        while pc < n:
+            fn, simple = stmts[pc]
+            pc += 1
+            if simple:
+                fn(s, env)
+                if check is not None and s.in_play and check(s):
+                    frame[1] = pc
+                    raise EndSignal("round")
+            else:
+                frame[1] = pc
+                fn(s, env)
+                return
+        s.stack.pop()
+
+
+class ForCode(Code):
+    __slots__ = ("envs", "body")
+
+    def enter(self, s: State, env: dict) -> None:
+        s.stack.append([self.index, self.envs(s, env), 0, env])
+
+    def step(self, s: State, frame: list) -> None:
+        envs = frame[1]
+        i = frame[2]
+        if i >= len(envs):
+            s.stack.pop()
+            return
+        frame[2] = i + 1
+        s.stack.append([self.body, 0, dict(envs[i])])
+
+
+class RepeatCode(Code):
+    __slots__ = ("body", "until", "limit", "span")
+
+    def enter(self, s: State, env: dict) -> None:
+        s.stack.append([self.index, 0, env])
+
+    def step(self, s: State, frame: list) -> None:
+        count = frame[1]
+        if count > 0 and self.until(s, frame[2]):
+            s.stack.pop()
+            return
+        if count >= self.limit:
+            raise RuleError(f"`repeat` ran {self.limit} times without its `until` becoming true", self.span)
+        frame[1] = count + 1
+        s.stack.append([self.body, 0, dict(frame[2])])
+
+
+class WhileCode(Code):
+    __slots__ = ("body", "cond", "limit", "span")
+
+    def enter(self, s: State, env: dict) -> None:
+        s.stack.append([self.index, 0, env])
+
+    def step(self, s: State, frame: list) -> None:
+        if not self.cond(s, frame[2]):
+            s.stack.pop()
+            return
+        if frame[1] >= self.limit:
+            raise RuleError(f"`while` ran {self.limit} times and its condition still holds", self.span)
+        frame[1] += 1
+        s.stack.append([self.body, 0, dict(frame[2])])
+
+
+class Alt:
+    """One alternative of a choice, linked: how to enumerate, encode and run it."""
+
+    __slots__ = ("name", "names", "loops", "filter", "cond", "encode", "body_fn", "body_code", "label", "offset")
+
+
+class ChooseCode(Code):
+    __slots__ = ("alts", "by", "orelse", "span")
+
+    def enter(self, s: State, env: dict) -> None:
+        player = s.current if self.by is None else self.by(s, env)
+        if player is None:
+            raise RuleError("`choose ... by:` names no player (none)", self.span)
+        options: dict[int, list] = {}
+        for ai, alt in enumerate(self.alts):
+            _collect(alt, ai, s, env, options)
+        if not options:
+            if self.orelse is not None:
+                s.stack.append([self.orelse, 0, dict(env)])
+            return
+        if len(options) == 1:
+            legal = list(options)
+        else:
+            legal = sorted(options)
+        s.pending = [player, legal, [options[a] for a in legal], self.index, env]
+
+    def resolve_choice(self, s: State, pending: list, index: int) -> None:
+        ai, params = pending[2][index]
+        alt = self.alts[ai]
+        env = dict(pending[4])
+        for name, value in zip(alt.names, params):
+            env[name] = value
+        if alt.body_fn is not None:
+            alt.body_fn(s, env)
+        else:
+            s.stack.append([alt.body_code, 0, env])
+
+    def option_env(self, pending: list, index: int) -> tuple[Alt, dict]:
+        ai, params = pending[2][index]
+        alt = self.alts[ai]
+        env = dict(pending[4])
+        env.update(zip(alt.names, params))
+        return alt, env
+
+
+def _collect(alt: Alt, ai: int, s: State, env: dict, options: dict[int, list]) -> None:
+    loops = alt.loops
+    cond = alt.cond
+    if not loops:
+        if cond is None or cond(s, env):
+            options.setdefault(alt.offset, [ai, []])
+        return
+    filt = alt.filter
+    encode = alt.encode
+    if len(loops) == 1:
+        var, items = loops[0]
+        enc = encode[0]
+        offset = alt.offset
+        if filt is None and cond is None:
+            for x in items(s, env):
+                aid = offset + enc(x)
+                if aid not in options:
+                    options[aid] = [ai, [x]]
+            return
+        e2 = dict(env)
+        for x in list(items(s, env)):
+            e2[var] = x
+            if (filt is None or filt(s, e2)) and (cond is None or cond(s, e2)):
+                aid = offset + enc(x)
+                if aid not in options:
+                    options[aid] = [ai, [x]]
+        return
+    _collect_nested(alt, ai, s, dict(env), 0, [], options)
+
+
+def _collect_nested(alt: Alt, ai: int, s: State, env: dict, depth: int, values: list, options: dict) -> None:
+    if depth == len(alt.loops):
+        if (alt.filter is None or alt.filter(s, env)) and (alt.cond is None or alt.cond(s, env)):
+            aid = alt.offset + sum(enc(v) for enc, v in zip(alt.encode, values))
+            if aid not in options:
+                options[aid] = [ai, list(values)]
+        return
+    var, items = alt.loops[depth]
+    for x in list(items(s, env)):
+        env[var] = x
+        values.append(x)
+        _collect_nested(alt, ai, s, env, depth + 1, values, options)
+        values.pop()
+
+
+# ---------------------------------------------------------------------- explicit chance
+
+
+def _kinds_in(cards: list, kind_of: tuple) -> dict[int, int]:
+    counts: dict[int, int] = {}
+    for c in cards:
+        k = kind_of[c]
+        counts[k] = counts.get(k, 0) + 1
+    return counts
+
+
+def _chance_node(s: State, code_index: int, counts: dict[Any, int], payload: Any) -> None:
+    total = sum(counts.values())
+    outcomes = sorted(counts)
+    s.pending = [CHANCE, outcomes, [counts[o] / total for o in outcomes], code_index, payload]
+
+
+class DrawCode(Code):
+    """draw N / move top|bottom|random ZONE, with each random card a chance event."""
+
+    __slots__ = ("count", "source", "dest", "face", "mode")
+
+    def enter(self, s: State, env: dict) -> None:
+        src = self.source(s, env)
+        dst = self.dest(s, env)
+        face = self.face(s, env, dst)
+        count = 1 if self.count is None else self.count(s, env)
+        s.stack.append([self.index, count, src, dst, face, self.mode])
+
+    def step(self, s: State, frame: list) -> None:
+        kind_of = s.game.cards.kind_of
+        while frame[1] > 0:
+            src = frame[2]
+            cards = s.zones[src]
+            if not cards:
+                break
+            if frame[5] == 2 or s.shuffled[src]:
+                counts = _kinds_in(cards, kind_of)
+                if len(counts) > 1:
+                    _chance_node(s, self.index, counts, None)
+                    return
+                card = cards[-1]
+            else:
+                card = cards[-1] if frame[5] == TOP else cards[0]
+            move_card(s, card, frame[3], frame[4])
+            frame[1] -= 1
+        s.stack.pop()
+
+    def resolve_chance(self, s: State, pending: list, index: int) -> None:
+        frame = s.stack[-1]
+        kind = pending[1][index]
+        kind_of = s.game.cards.kind_of
+        cards = s.zones[frame[2]]
+        card = next(c for c in reversed(cards) if kind_of[c] == kind)
+        move_card(s, card, frame[3], frame[4])
+        frame[1] -= 1
+
+
+class DealCode(Code):
+    __slots__ = ("count", "source", "targets", "face")
+
+    def enter(self, s: State, env: dict) -> None:
+        targets = self.targets(s)
+        s.stack.append([self.index, 0, self.count(s, env) * len(targets), self.source(s, env), targets, self.face])
+
+    def step(self, s: State, frame: list) -> None:
+        kind_of = s.game.cards.kind_of
+        faces = s.game.zone_face
+        targets = frame[4]
+        while frame[1] < frame[2]:
+            src = frame[3]
+            cards = s.zones[src]
+            if not cards:
+                break
+            if s.shuffled[src]:
+                counts = _kinds_in(cards, kind_of)
+                if len(counts) > 1:
+                    _chance_node(s, self.index, counts, None)
+                    return
+            dst = targets[frame[1] % len(targets)]
+            move_card(s, cards[-1], dst, faces[dst] if frame[5] < 0 else frame[5])
+            frame[1] += 1
+        s.stack.pop()
+
+    def resolve_chance(self, s: State, pending: list, index: int) -> None:
+        frame = s.stack[-1]
+        kind = pending[1][index]
+        kind_of = s.game.cards.kind_of
+        faces = s.game.zone_face
+        cards = s.zones[frame[3]]
+        card = next(c for c in reversed(cards) if kind_of[c] == kind)
+        dst = frame[4][frame[1] % len(frame[4])]
+        move_card(s, card, dst, faces[dst] if frame[5] < 0 else frame[5])
+        frame[1] += 1
+
+
+class RandomPickCode(Code):
+    """`move random LIST to ZONE` with the card a chance event (by kind)."""
+
+    __slots__ = ("pool", "dest", "face", "bottom")
+
+    def enter(self, s: State, env: dict) -> None:
+        pool = list(self.pool(s, env))
+        if not pool:
+            return
+        dst = self.dest(s, env)
+        face = self.face(s, env, dst)
+        counts = _kinds_in(pool, s.game.cards.kind_of)
+        if len(counts) == 1:
+            move_card(s, pool[0], dst, face, self.bottom)
+            return
+        _chance_node(s, self.index, counts, [pool, dst, face])
+
+    def resolve_chance(self, s: State, pending: list, index: int) -> None:
+        pool, dst, face = pending[4]
+        kind = pending[1][index]
+        kind_of = s.game.cards.kind_of
+        card = next(c for c in pool if kind_of[c] == kind)
+        move_card(s, card, dst, face, self.bottom)
+
+
+class LetChanceCode(Code):
+    """`let x = chance(p)` / `let x = random(list)` as a chance event."""
+
+    __slots__ = ("name", "outcomes")
+
+    def enter(self, s: State, env: dict) -> None:
+        counts, values = self.outcomes(s, env)
+        if len(counts) <= 1:
+            env[self.name] = values[next(iter(counts))] if counts else None
+            return
+        _chance_node(s, self.index, counts, {str(k): v for k, v in values.items()})
+
+    def resolve_chance(self, s: State, pending: list, index: int) -> None:
+        outcome = pending[1][index]
+        s.stack[-1][2][self.name] = pending[4][str(outcome)]
+
+
+# ====================================================================== flow codes
+
+
+class MatchCode(Code):
+    level = "match"
+
+    def __init__(self, setup: int | None, end_when: list, round_code: int, finish: Callable[[State], None]):
+        self.setup = setup
+        self.end_when = end_when
+        self.round_code = round_code
+        self.finish = finish
+
+    def step(self, s: State, frame: list) -> None:
+        stage = frame[1]
+        if stage == 0:
+            frame[1] = 1
+            if self.setup is not None:
+                s.stack.append([self.setup, 0, {}])
+            return
+        if stage == 1:
+            if s.ending:
+                self.end(s)
+                return
+            s.game.link.start_round(s)
+            frame[1] = 2
+            s.stack.append([self.round_code, 0, 0])
+            return
+        if s.ending or any(cond(s, {}) for cond in self.end_when):
+            self.end(s)
+            return
+        frame[1] = 1
+
+    def end(self, s: State) -> None:
+        s.stack.clear()
+        s.in_play = False
+        self.finish(s)
+
+
+class RoundCode(Code):
+    level = "round"
+
+    def __init__(self, setup: int | None, phases: list[int], next_of: list[int], scoring: int | None,
+                 end_round: Callable[[State], None]):
+        self.setup = setup
+        self.phases = phases
+        self.next_of = next_of
+        self.scoring = scoring
+        self.end_round = end_round
+
+    def step(self, s: State, frame: list) -> None:
+        stage = frame[1]
+        if stage == 0:
+            frame[1] = 1
+            if self.setup is not None:
+                s.stack.append([self.setup, 0, {}])
+            return
+        if stage == 1:
+            pi = frame[2]
+            if pi < len(self.phases):
+                s.in_play = True
+                frame[2] = self.next_of[pi]
+                s.stack.append([self.phases[pi], pi, 0])
+                return
+            frame[1] = stage = 2
+        if stage == 2:
+            s.in_play = False
+            frame[1] = 3
+            if self.scoring is not None:
+                s.stack.append([self.scoring, 0, {}])
+            return
+        s.stack.pop()
+        self.end_round(s)
+
+
+class PhaseCode(Code):
+    level = "phase"
+
+    def __init__(self, first: Any, order: str, end_when: list, turn: int, start_turn: Callable[[State], None]):
+        self.first = first
+        self.order = order
+        self.end_when = end_when
+        self.turn = turn
+        self.start_turn = start_turn
+
+    def step(self, s: State, frame: list) -> None:
+        n = s.game.num_players
+        if frame[2] == 0:
+            frame[2] = 1
+            p = (s.dealer + 1) % n if self.first is None else self.first(s, {})
+            if p is None:
+                raise RuleError("the phase's `first` player is none")
+        else:
+            p = s.current
+            if self.order == "left":
+                p = (p + 1) % n
+            elif self.order == "right":
+                p = (p - 1) % n
+        if self.end_when and any(cond(s, {}) for cond in self.end_when):
+            s.stack.pop()
+            return
+        skips = s.skips
+        guard = 0
+        while skips[p] > 0 and guard < 10_000:
+            skips[p] -= 1
+            s.events.append({"type": "turn_skipped", "player": p})
+            guard += 1
+            if self.order == "left":
+                p = (p + 1) % n
+            elif self.order == "right":
+                p = (p - 1) % n
+        s.current = p
+        self.start_turn(s)
+        s.stack.append([self.turn, 0, {}])
+
+
+# ====================================================================== linking
+
+
+def compile_flow(L: Any) -> int:
+    """Build every code object of the game; returns the index of the match code."""
+    m = L.model
+    round_def = m.round
+    phase_codes = []
+    for pi, phase in enumerate(round_def.phases):
+        turn = compile_block_code(phase.turn, L)
+        first = compile_expr(phase.first, L) if phase.first is not None else None
+        ends = [compile_expr(c, L) for c in phase.end_when]
+        phase_codes.append(L.add_code(PhaseCode(first, phase.order, ends, turn, L.start_turn)))
+    names = {p.name: i for i, p in enumerate(round_def.phases)}
+    next_of = [names[p.next] if p.next else i + 1 for i, p in enumerate(round_def.phases)]
+    setup = compile_block_code(round_def.setup, L) if round_def.setup.stmts else None
+    scoring = compile_block_code(round_def.scoring, L, checked=False) if round_def.scoring.stmts else None
+    round_code = L.add_code(RoundCode(setup, phase_codes, next_of, scoring, L.end_round))
+    match_setup = compile_block_code(m.match.setup, L, checked=False) if m.match.setup.stmts else None
+    match_ends = [compile_expr(c, L) for c in m.match.end_when]
+    return L.add_code(MatchCode(match_setup, match_ends, round_code, L.finish))
+
+
+def waits(node: Any, L: Any) -> bool:
+    bits = L.info.suspends.get(id(node), 0)
+    mask = CHOICE_BIT | (CHANCE_BIT if L.explicit_chance else 0)
+    return bool(bits & mask)
+
+
+def compile_block_code(block: A.Block, L: Any, checked: bool = True) -> int:
+    code = BlockCode(block.span)
+    index = L.add_code(code)
+    fill_block(code, block, L, checked)
+    return index
+
+
+def fill_block(code: BlockCode, block: A.Block, L: Any, checked: bool = True) -> None:
+    code.check = L.end_check if checked else None
+    stmts = []
+    for stmt in block.stmts:
+        if waits(stmt, L):
+            stmts.append((compile_waiting(stmt, L), False))
+        else:
+            stmts.append((compile_simple(stmt, L), True))
+    code.stmts = tuple(stmts)
+
+
+def compile_waiting(node: Any, L: Any) -> Callable[[State, dict], None]:
+    kind = type(node).__name__
+    if kind == "Choose":
+        return L.add_code(compile_choose(node, L), entered=True)
+    if kind == "If":
+        cond = compile_expr(node.cond, L)
+        then = compile_block_code(node.then, L)
+        orelse = compile_block_code(node.orelse, L)
+
+        def enter_if(s: State, env: dict) -> None:
+            s.stack.append([then if cond(s, env) else orelse, 0, dict(env)])
+
+        return enter_if
+    if kind == "For":
+        code = ForCode()
+        code.envs = bindings_iterator(node.bindings, L)
+        code.body = compile_block_code(node.body, L)
+        return L.add_code(code, entered=True)
+    if kind == "Repeat":
+        code = RepeatCode()
+        code.until = compile_expr(node.until, L)
+        code.limit = node.max or L.loop_limit
+        code.span = node.span
+        code.body = compile_block_code(node.body, L)
+        return L.add_code(code, entered=True)
+    if kind == "While":
+        code = WhileCode()
+        code.cond = compile_expr(node.cond, L)
+        code.limit = node.max or L.loop_limit
+        code.span = node.span
+        code.body = compile_block_code(node.body, L)
+        return L.add_code(code, entered=True)
+    if kind == "CallProc":
+        return compile_waiting_call(node, L)
+    if kind in ("Draw", "Move", "Deal", "Let"):
+        return compile_chance(node, L)
+    raise RuleError(f"internal: {kind} cannot wait", node.span)
+
+
+def compile_waiting_call(node: A.CallProc, L: Any) -> Callable[[State, dict], None]:
+    args = [compile_expr(a, L) for a in node.args]
+    target = node.target
+    if L.info.refs.get(id(target), ("?",))[0] == "proc":
+        name = target.id
+        params = L.procs[name].params
+
+        def call(s: State, env: dict) -> None:
+            s.stack.append([L.proc_code(name), 0, {p: a(s, env) for p, a in zip(params, args)}])
+
+        return call
+    which = compile_expr(target, L)
+
+    def call_dynamic(s: State, env: dict) -> None:
+        name = which(s, env)
+        proc = L.procs.get(name)
+        if proc is None:
+            raise RuleError(f"'{name}' is not a procedure", node.span)
+        s.stack.append([L.proc_code(name), 0, {p: a(s, env) for p, a in zip(proc.params, args)}])
+
+    return call_dynamic
+
+
+def compile_chance(node: Any, L: Any) -> Callable[[State, dict], None]:
+    from .effects import _face_of
+
+    kind = type(node).__name__
+    if kind == "Let":
+        code = LetChanceCode()
+        code.name = node.name
+        code.outcomes = L.chance_outcomes_fn(node.value)
+        return L.add_code(code, entered=True)
+    if kind == "Deal":
+        code = DealCode()
+        code.count = compile_expr(node.count, L)
+        code.source = compile_expr(node.source, L)
+        code.targets = deal_targets(node, L)
+        code.face = -1 if node.face is None else (1 if node.face == "up" else 0)
+        return L.add_code(code, entered=True)
+    dest = compile_expr(node.dest, L)
+    if kind == "Move" and node.selector == "random" and type_of(node.what, L) != T.ZONE:
+        code = RandomPickCode()
+        code.pool = compile_list(node.what, L)
+        code.dest = dest
+        code.face = _face_of(node, L, dest)
+        code.bottom = node.bottom
+        return L.add_code(code, entered=True)
+    code = DrawCode()
+    code.dest = dest
+    code.face = _face_of(node, L, dest)
+    if kind == "Draw":
+        code.count = compile_expr(node.count, L) if node.count is not None else None
+        code.source = compile_expr(node.source, L)
+        code.mode = TOP
+    else:
+        code.count = None
+        code.source = compile_expr(node.what, L)
+        code.mode = {"top": 0, "bottom": 1, "random": 2}[node.selector]
+    return L.add_code(code, entered=True)
+
+
+def compile_choose(node: A.Choose, L: Any) -> ChooseCode:
+    code = ChooseCode()
+    code.span = node.span
+    code.by = compile_expr(node.by, L) if node.by is not None else None
+    code.orelse = compile_block_code(node.orelse, L) if node.orelse is not None else None
+    alts = []
+    for alt_node in L.info.refs[id(node)][1]:
+        alts.append(link_alternative(alt_node, L))
+    code.alts = tuple(alts)
+    return code
+
+
+def link_alternative(node: A.Alternative, L: Any) -> Alt:
+    alt = Alt()
+    alt.name = node.action
+    spec = L.actions.spec(node.action)
+    alt.offset = spec.offset
+    bindings = node.bindings
+    alt.names = tuple(b.var for b in bindings.items) if bindings else ()
+    alt.loops = tuple((b.var, compile_list(b.iter, L)) for b in bindings.items) if bindings else ()
+    alt.filter = compile_expr(bindings.cond, L) if bindings and bindings.cond is not None else None
+    alt.cond = compile_expr(node.cond, L) if node.cond is not None else None
+    alt.encode = tuple(spec.encoder(i) for i in range(len(alt.names)))
+    alt.label = node.label
+    if waits(node.body, L):
+        alt.body_fn = None
+        alt.body_code = compile_block_code(node.body, L)
+    else:
+        alt.body_fn = compile_block_closure(node.body, L)
+        alt.body_code = -1
+    return alt

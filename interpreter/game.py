@@ -1,0 +1,261 @@
+"""``Game``: a spec bound to a player count and options, in the OpenSpiel shape.
+
+    game = load_game("games/highhand.yaml", players=4, options={"rounds": 5})
+    state = game.new_initial_state(seed=7)
+    while not state.is_terminal():
+        state.apply_action(random.choice(state.legal_actions()))
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+from rulespec import compile_file, compile_text
+from rulespec.check import option_value_error
+from rulespec.compiler import GameDef
+from rulespec.errors import did_you_mean
+
+from . import flow
+from .errors import OptionError, RuleError
+from .link import Link
+from .state import CHANCE, State
+from .static import evaluate_static
+
+__all__ = ["Game", "load_game", "game_from_text"]
+
+
+class Game:
+    """An immutable game: rules linked for ``num_players`` and ``options``."""
+
+    def __init__(self, gamedef: GameDef, players: int | None = None, options: Mapping[str, Any] | None = None,
+                 explicit_chance: bool = False):
+        self.gamedef = gamedef
+        model = gamedef.model
+        self.num_players = _check_players(model, players)
+        self.options = resolve_options(gamedef, dict(options or {}), self.num_players)
+        self.explicit_chance = bool(explicit_chance)
+        link = Link(gamedef, self.num_players, self.options, self.explicit_chance)
+        self.link = link
+        self.codes = link.codes
+        self.cards = link.cards
+        self.board = link.board
+        self.zone_face = link.zone_face
+        self.num_distinct_actions = max(1, link.actions.size)
+        self.max_chance_outcomes = link.max_chance_outcomes
+        self.max_game_length = model.max_actions
+        self.max_actions_span = model.max_actions_span
+        self.min_utility, self.max_utility, self.utility_sum = link.utility_bounds
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def name(self) -> str:
+        return self.gamedef.model.name
+
+    @property
+    def short_name(self) -> str:
+        import re
+
+        return re.sub(r"[^a-z0-9]+", "_", self.name.lower()).strip("_")
+
+    @property
+    def seat_names(self) -> list[str]:
+        return list(self.link.seat_names)
+
+    def fingerprint(self) -> str:
+        options = json.dumps(self.options, sort_keys=True, separators=(",", ":"))
+        chance = "explicit" if self.explicit_chance else "implicit"
+        return f"{self.name}|{self.num_players}|{options}|{chance}"
+
+    def __repr__(self) -> str:
+        return f"<Game {self.name} players={self.num_players} options={self.options}>"
+
+    # ------------------------------------------------------------------ states
+    def new_initial_state(self, seed: int = 0) -> State:
+        state = self.link.new_state(seed)
+        state.game = self
+        self.link.initial_values(state)
+        flow.run(state)
+        return state
+
+    def state_from_json(self, text: str) -> State:
+        return State.from_dict(self, json.loads(text))
+
+    def deserialize_state(self, text: str) -> State:
+        return self.state_from_json(text)
+
+    def resolve(self, state: State, pending: list, index: int) -> None:
+        flow.resolve(state, pending, index)
+
+    # ------------------------------------------------------------------ actions
+    def describe_action(self, action: int, chance: bool = False) -> str:
+        """A readable name for any action id, legal or not (no state needed)."""
+        if chance:
+            return f"chance outcome {action}"
+        spec = self.link.actions.find(action)
+        if spec is None:
+            return f"unknown action {action} (this game has ids 0 to {self.num_distinct_actions - 1})"
+        digits = spec.decode(action)
+        parts = [spec.name]
+        for (var, t), digit, lits in zip(spec.params, digits, spec.literals):
+            parts.append(f"{var}={self._render_digit(t, digit, lits)}")
+        return " ".join(parts)
+
+    def _render_digit(self, t: str, digit: int, literals: list[Any]) -> str:
+        if t == "card":
+            return self.cards.kind_names[digit] if digit < self.cards.kinds else "?"
+        if t == "player":
+            return self.link.seat_names[digit] if digit < self.num_players else "?"
+        if t == "cell":
+            return self.board.names[digit] if self.board and digit < self.board.size else "?"
+        if t == "piece":
+            return self.link.piece_label[digit] if digit < len(self.link.piece_label) else "?"
+        return str(literals[digit]) if digit < len(literals) else "?"
+
+    def action_label(self, state: State, action: int) -> str:
+        """The label of ``action`` in ``state``: the spec's label when it is legal there."""
+        pending = state.pending
+        if pending is not None and not state.over and action in pending[1]:
+            index = pending[1].index(action)
+            code = self.codes[pending[3]]
+            if pending[0] == CHANCE:
+                return self._chance_label(code, pending, index)
+            alt, env = code.option_env(pending, index)
+            if alt.label is not None:
+                return self._render_label(alt.label, state, env)
+        return self.describe_action(action, pending is not None and pending[0] == CHANCE)
+
+    def _render_label(self, template: Any, state: State, env: dict) -> str:
+        from .expressions import compile_expr
+
+        cache = self.link.__dict__.setdefault("_labels", {})
+        parts = cache.get(id(template))
+        if parts is None:
+            parts = []
+            for part in template.parts:
+                if isinstance(part, str):
+                    parts.append(part)
+                else:
+                    parts.append((compile_expr(part, self.link), _text_of(part, self.link)))
+            cache[id(template)] = parts
+        out = []
+        for part in parts:
+            if isinstance(part, str):
+                out.append(part)
+            else:
+                fn, text = part
+                out.append(text(state, fn(state, env)))
+        return "".join(out)
+
+    def _chance_label(self, code: Any, pending: list, index: int) -> str:
+        outcome = pending[1][index]
+        payload = pending[4]
+        if isinstance(payload, dict):
+            value = payload[str(outcome)]
+            return f"chance: {self.render_value(value)}"
+        if outcome < self.cards.kinds:
+            return f"chance: {self.cards.kind_names[outcome]}"
+        return f"chance: {outcome}"
+
+    def render_value(self, value: Any) -> str:
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        return str(value)
+
+
+def _text_of(node: Any, link: Link) -> Any:
+    from rulespec import types as T
+
+    from .expressions import json_converter, type_of
+
+    t = type_of(node, link)
+    if t == T.PLAYER:
+        names = link.seat_names
+        return lambda s, v: "none" if v is None else names[v]
+    if t == T.PIECE:
+        labels = link.piece_label
+        return lambda s, v: "none" if v is None else labels[v]
+    convert = json_converter(t, link)
+
+    def text(s: Any, v: Any) -> str:
+        out = convert(s, v)
+        if isinstance(out, list):
+            return ", ".join(str(x) for x in out)
+        return "none" if out is None else str(out)
+
+    return text
+
+
+def _check_players(model: Any, players: int | None) -> int:
+    allowed = model.players
+    if players is None:
+        return allowed[0]
+    if not isinstance(players, int) or isinstance(players, bool) or players not in allowed:
+        if len(allowed) > 2 and allowed == tuple(range(allowed[0], allowed[-1] + 1)):
+            text = f"{allowed[0]} to {allowed[-1]}"
+        else:
+            text = " or ".join(str(p) for p in allowed)
+        raise OptionError(f"{model.name} is played by {text} players, not {players!r}")
+    return players
+
+
+def resolve_options(gamedef: GameDef, given: dict[str, Any], num_players: int) -> dict[str, Any]:
+    """Defaults filled in, overrides checked against each option's type and bounds."""
+    defs = {o.name: o for o in gamedef.model.options}
+    for name, value in given.items():
+        if name not in defs:
+            hint = did_you_mean(name, defs)
+            known = ", ".join(defs) or "none"
+            raise OptionError(f"{gamedef.name} has no option '{name}'" + (f" ({hint})" if hint else "")
+                              + f"; options: {known}")
+        if value == "auto" and defs[name].auto is not None:
+            continue
+        error = option_value_error(defs[name], value)
+        if error:
+            raise OptionError(f"option '{name}': {error}")
+    values: dict[str, Any] = {}
+    pending_auto = []
+    for name, opt in defs.items():
+        value = given.get(name, opt.default)
+        if value == "auto" and opt.auto is not None:
+            pending_auto.append(opt)
+        else:
+            values[name] = value
+    for opt in pending_auto:
+        try:
+            value = evaluate_static(opt.auto, values, num_players)
+        except RuleError as exc:
+            raise OptionError(f"option '{opt.name}': {exc}") from None
+        if opt.type == "int" and isinstance(value, float) and value.is_integer():
+            value = int(value)
+        values[opt.name] = value
+    return values
+
+
+def load_game(path: str, players: int | None = None, options: Mapping[str, Any] | None = None,
+              explicit_chance: bool = False) -> Game:
+    """Compile the spec at ``path`` and bind it to a player count and options."""
+    return Game(_cached_compile(path), players, options, explicit_chance)
+
+
+def game_from_text(text: str, players: int | None = None, options: Mapping[str, Any] | None = None,
+                   explicit_chance: bool = False, path: str = "<string>") -> Game:
+    return Game(compile_text(text, path), players, options, explicit_chance)
+
+
+_COMPILED: dict[tuple[str, float, int], GameDef] = {}
+
+
+def _cached_compile(path: str) -> GameDef:
+    import os
+
+    try:
+        stat = os.stat(path)
+        key = (os.path.realpath(path), stat.st_mtime, stat.st_size)
+    except OSError:
+        return compile_file(path)
+    hit = _COMPILED.get(key)
+    if hit is None:
+        hit = compile_file(path)
+        _COMPILED[key] = hit
+    return hit

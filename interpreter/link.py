@@ -1,0 +1,358 @@
+"""Linking a checked spec for one player count and option set.
+
+``Link`` builds the immutable tables a game runs on (cards, zones, board, pieces,
+variable slots, actions), compiles every rule to closures and frame codes, and keeps
+the few flow hooks (round start/end, turn start, match end). It is built once per
+``Game`` and shared by all its states.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from rulespec import ast as A
+from rulespec import types as T
+from rulespec.compiler import GameDef
+from rulespec.model import ProcDef, ZoneDef
+
+from . import rng as RNG
+from .actions import ActionTable
+from .board import Board, parse_cell
+from .cards import build_card_table
+from .effects import compile_block_closure
+from .errors import RuleError
+from .expressions import compile_expr, compile_list, json_converter, type_of
+from .flow import BlockCode, compile_flow, fill_block
+from .ranking import Ranking
+from .state import State
+from .static import evaluate_static
+
+__all__ = ["Link"]
+
+_VISIBILITY = {"public": 0, "owner": 1, "hidden": 2, "top": 3}
+
+
+class Link:
+    def __init__(self, gamedef: GameDef, num_players: int, options: dict[str, Any], explicit_chance: bool):
+        self.gamedef = gamedef
+        self.model = gamedef.model
+        self.info = gamedef.info
+        self.num_players = num_players
+        self.options = options
+        self.explicit_chance = explicit_chance
+        self.loop_limit = self.model.loop_limit
+        self.seat_names = self._seat_names()
+        self.cards = build_card_table(self.model.cards, self.info.attr_types, options, num_players)
+        self.board = Board(self.model.board.rows, self.model.board.cols) if self.model.board else None
+        self._build_zones()
+        self._build_pieces()
+        self._build_variables()
+        self.defines = {d.name: d for d in self.model.defines}
+        self.procs: dict[str, ProcDef] = {p.name: p for p in self.model.procedures}
+        self.rankings = {r.name: Ranking(r, self.cards.attrs) for r in self.model.rankings}
+        self._define_bodies: dict[str, Callable[..., Any]] = {}
+        self._proc_closures: dict[str, Callable[..., Any]] = {}
+        self._proc_codes: dict[str, int] = {}
+        self.codes: list[Any] = []
+        self.end_check = self._end_check()
+        self.actions = ActionTable.build(self)
+        self.max_chance_outcomes = max(2, self.cards.kinds, num_players, self.board.size if self.board else 0,
+                                       len(self.piece_owner))
+        self._compile_procedures()
+        self.match_code = compile_flow(self)
+        self._compile_results()
+
+    # ------------------------------------------------------------------ tables
+    def _seat_names(self) -> list[str]:
+        names = list(self.model.seat_names)
+        return [names[i] if i < len(names) else f"P{i}" for i in range(self.num_players)]
+
+    def _build_zones(self) -> None:
+        self.zone_defs: dict[str, ZoneDef] = {}
+        self.zone_base: dict[str, int] = {}
+        self.zone_face: list[int] = []
+        self.zone_visibility: list[int] = []
+        self.zone_owner: list[int] = []
+        self.zone_label: list[str] = []
+        self.zone_family: list[str] = []
+        for zone in self.model.zones:
+            self.zone_defs[zone.name] = zone
+            self.zone_base[zone.name] = len(self.zone_face)
+            if zone.per == "player":
+                instances = [(p, f"{zone.name}({self.seat_names[p]})") for p in range(self.num_players)]
+            elif zone.per == "cell":
+                instances = [(-1, f"{zone.name}({name})") for name in self.board.names]  # type: ignore[union-attr]
+            else:
+                instances = [(-1, zone.name)]
+            for owner, label in instances:
+                self.zone_face.append(1 if zone.face == "up" else 0)
+                self.zone_visibility.append(_VISIBILITY[zone.visibility])
+                self.zone_owner.append(owner)
+                self.zone_label.append(label)
+                self.zone_family.append(zone.name)
+        shared = [z for z in self.model.zones if z.per is None]
+        if self.cards.count and not shared:
+            raise RuleError("the spec has cards but no shared zone to hold them when the match starts",
+                            self.model.cards.span if self.model.cards else None)
+        self.start_zone = self.zone_base[shared[0].name] if shared else -1
+
+    def _build_pieces(self) -> None:
+        self.piece_owner: list[int] = []
+        self.piece_kind_name: list[str] = []
+        self.piece_start: list[int] = []
+        self.piece_label: list[str] = []
+        for piece in self.model.pieces:
+            count = evaluate_static(piece.per_player, self.options, self.num_players)
+            starts = dict((n, seats) for n, seats, _ in piece.start)
+            seats = starts.get(self.num_players)
+            for p in range(self.num_players):
+                for k in range(count):
+                    start = -1
+                    if seats is not None and k < len(seats[p]):
+                        start = parse_cell(seats[p][k], self.board.rows, self.board.cols)  # type: ignore[union-attr]
+                    self.piece_owner.append(p)
+                    self.piece_kind_name.append(piece.name)
+                    self.piece_start.append(start)
+                    suffix = f" {k + 1}" if count > 1 else ""
+                    self.piece_label.append(f"{self.seat_names[p]} {piece.label}{suffix}")
+
+    def _build_variables(self) -> None:
+        self.var_slots: dict[str, int] = {}
+        self.pvar_slots: dict[str, int] = {}
+        self.var_defs = [v for v in self.model.variables if v.per is None]
+        self.pvar_defs = [v for v in self.model.variables if v.per == "player"]
+        for i, v in enumerate(self.var_defs):
+            self.var_slots[v.name] = i
+        for i, v in enumerate(self.pvar_defs):
+            self.pvar_slots[v.name] = i
+
+    # ------------------------------------------------------------------ code
+    def add_code(self, code: Any, entered: bool = False) -> Any:
+        code.index = len(self.codes)
+        self.codes.append(code)
+        return code.enter if entered else code.index
+
+    def define_body(self, name: str) -> Callable[[Any, dict], Any]:
+        body = self._define_bodies.get(name)
+        if body is None:
+            body = compile_expr(self.defines[name].body, self)
+            self._define_bodies[name] = body
+        return body
+
+    def proc_closure(self, name: str) -> Callable[[Any, dict], Any]:
+        fn = self._proc_closures.get(name)
+        if fn is None:
+            self._proc_closures[name] = _recursion_guard(name, self)  # placeholder for recursion
+            fn = compile_block_closure(self.procs[name].body, self)
+            self._proc_closures[name] = _depth_limited(fn, self.procs[name])
+            fn = self._proc_closures[name]
+        return fn
+
+    def proc_code(self, name: str) -> int:
+        index = self._proc_codes.get(name)
+        if index is None:
+            proc = self.procs[name]
+            code = BlockCode(proc.body.span)
+            index = self.add_code(code)
+            self._proc_codes[name] = index
+            fill_block(code, proc.body, self)
+        return index
+
+    def _compile_procedures(self) -> None:
+        from .flow import waits
+
+        for proc in self.model.procedures:
+            if waits(proc.body, self):
+                self.proc_code(proc.name)
+            else:
+                self.proc_closure(proc.name)
+
+    def _end_check(self) -> Callable[[State], bool] | None:
+        conds = [compile_expr(c, self) for c in self.model.round.end_when]
+        if not conds:
+            return None
+        if len(conds) == 1:
+            only = conds[0]
+            return lambda s: bool(only(s, {}))
+        return lambda s: any(c(s, {}) for c in conds)
+
+    def chance_outcomes_fn(self, node: A.Call) -> Callable[[State, dict], tuple[dict, dict]]:
+        if node.func == "chance":
+            prob = compile_expr(node.args[0], self)
+
+            def coin(s: State, env: dict) -> tuple[dict, dict]:
+                p = max(0.0, min(1.0, float(prob(s, env))))
+                weights = {k: w for k, w in ((0, 1.0 - p), (1, p)) if w > 0}
+                return weights, {0: False, 1: True}
+
+            return coin
+        pool = compile_list(node.args[0], self)
+        t = T.elem(type_of(node.args[0], self))
+        kind_of = self.cards.kind_of
+
+        def pick(s: State, env: dict) -> tuple[dict, dict]:
+            counts: dict[int, int] = {}
+            values: dict[int, Any] = {}
+            for i, x in enumerate(pool(s, env)):
+                key = kind_of[x] if t == T.CARD else (x if t in (T.PLAYER, T.CELL, T.PIECE) else i)
+                counts[key] = counts.get(key, 0) + 1
+                values.setdefault(key, x)
+            return counts, values
+
+        return pick
+
+    # ------------------------------------------------------------------ flow hooks
+    def initial_values(self, s: State) -> None:
+        n = self.num_players
+        s.g = [None] * len(self.var_defs)
+        s.pv = [[None] * n for _ in self.pvar_defs]
+        self.reset_variables(s, None)
+
+    def reset_variables(self, s: State, scope: str | None) -> None:
+        for i, v in enumerate(self.var_defs):
+            if scope is None or v.reset == scope:
+                s.g[i] = self._initial(v, s, None)
+        for i, v in enumerate(self.pvar_defs):
+            if scope is None or v.reset == scope:
+                column = s.pv[i]
+                for p in range(self.num_players):
+                    column[p] = self._initial(v, s, p)
+
+    def _initial(self, var: Any, s: State, p: int | None) -> Any:
+        if var.initial is None:
+            return _DEFAULTS.get(var.type)() if var.type in _DEFAULTS else None  # type: ignore[misc]
+        key = id(var)
+        fn = self._initials.get(key) if hasattr(self, "_initials") else None
+        if fn is None:
+            if not hasattr(self, "_initials"):
+                self._initials: dict[int, Any] = {}
+            fn = compile_expr(var.initial, self)
+            if T.is_list(type_of(var.initial, self)) or type_of(var.initial, self) == T.ZONE:
+                inner = compile_list(var.initial, self)
+                fn = lambda s_, e, inner=inner: list(inner(s_, e))  # noqa: E731
+            self._initials[key] = fn
+        return fn(s, {"p": p} if p is not None else {})
+
+    def start_round(self, s: State) -> None:
+        s.round += 1
+        s.turn = 0
+        s.score = [0] * self.num_players
+        self.reset_variables(s, "round")
+        s.events.append({"type": "round_start", "round": s.round, "dealer": s.dealer})
+
+    def start_turn(self, s: State) -> None:
+        s.turn += 1
+        if self._has_turn_vars:
+            self.reset_variables(s, "turn")
+
+    def end_round(self, s: State) -> None:
+        total = s.total
+        for p, points in enumerate(s.score):
+            total[p] += points
+        event = {"type": "round_end", "round": s.round, "scores": list(s.score), "totals": list(total)}
+        for key, fn, conv in self._round_report:
+            event[key] = conv(s, fn(s, {}))
+        s.events.append(event)
+
+    def finish(self, s: State) -> None:
+        winners = sorted(set(self._winners(s)))
+        s.winners_ = winners
+        s.returns_ = [float(self._returns(s, p, winners)) for p in range(self.num_players)]
+        event = {"type": "match_end", "rounds": s.round, "totals": list(s.total), "winners": winners}
+        for key, fn, conv in self._match_report:
+            event[key] = conv(s, fn(s, {"winners": winners}))
+        s.events.append(event)
+        s.over = True
+        s.pending = None
+
+    def _compile_results(self) -> None:
+        match = self.model.match
+        self._has_turn_vars = any(v.reset == "turn" for v in self.model.variables)
+        if match.winners is not None:
+            self._winners = _bind_empty(compile_list(match.winners, self))
+        else:
+            def best_total(s: State) -> list[int]:
+                top = max(s.total)
+                return [p for p, t in enumerate(s.total) if t == top]
+
+            self._winners = best_total
+        if match.returns is not None:
+            value = compile_expr(match.returns.value, self)
+            self._returns = lambda s, p, winners: value(s, {"p": p, "winners": winners})
+            self.utility_bounds = (match.returns.min, match.returns.max, match.returns.sum)
+        else:
+            self._returns = lambda s, p, winners: (1.0 / len(winners)) if p in winners else 0.0
+            self.utility_bounds = (0.0, 1.0, 1.0)
+        self._round_report = [(k, compile_expr(v, self), json_converter(type_of(v, self), self))
+                              for k, v in self.model.round.report]
+        self._match_report = [(k, compile_expr(v, self), json_converter(type_of(v, self), self))
+                              for k, v in match.report]
+
+    # ------------------------------------------------------------------ state
+    def new_state(self, seed: int) -> State:
+        s = State.__new__(State)
+        s.game = None  # set by Game
+        n = self.num_players
+        count = self.cards.count
+        s.zones = [[] for _ in self.zone_face]
+        if count:
+            s.zones[self.start_zone] = list(range(count))
+        s.loc = [self.start_zone] * count
+        s.face = [self.zone_face[self.start_zone] if count else 0] * count
+        s.shuffled = [False] * len(self.zone_face)
+        s.score = [0] * n
+        s.total = [0] * n
+        s.skips = [0] * n
+        s.piece_cell = [-1] * len(self.piece_owner)
+        s.cell_piece = [-1] * (self.board.size if self.board else 0)
+        for x, cell in enumerate(self.piece_start):
+            if cell >= 0 and s.cell_piece[cell] < 0:
+                s.piece_cell[x] = cell
+                s.cell_piece[cell] = x
+        s.round = 0
+        s.turn = 0
+        s.current = 0
+        s.dealer = 0
+        s.in_play = False
+        s.ending = False
+        s.stack = [[self.match_code, 0]]
+        s.pending = None
+        s.rng = RNG.seed_state(seed)
+        s.history = []
+        s.events = []
+        s.over = False
+        s.winners_ = []
+        s.returns_ = []
+        return s
+
+
+def _bind_empty(fn: Callable[[State, dict], Any]) -> Callable[[State], Any]:
+    return lambda s: fn(s, {})
+
+
+def _recursion_guard(name: str, L: Link) -> Callable[[State, dict], None]:
+    def later(s: State, env: dict) -> None:
+        L.proc_closure(name)(s, env)
+
+    return later
+
+
+def _depth_limited(fn: Callable[[State, dict], None], proc: ProcDef) -> Callable[[State, dict], None]:
+    depth = [0]
+
+    def call(s: State, env: dict) -> None:
+        if depth[0] > 200:
+            raise RuleError(f"procedure '{proc.name}' calls itself more than 200 deep", proc.span)
+        depth[0] += 1
+        try:
+            fn(s, env)
+        finally:
+            depth[0] -= 1
+
+    return call
+
+
+_DEFAULTS: dict[str, Callable[[], Any]] = {
+    "int": lambda: 0, "number": lambda: 0, "bool": lambda: False, "str": lambda: "", "players": list,
+    "cards": list,
+}

@@ -1,0 +1,255 @@
+"""A game state: plain, copyable data, plus the OpenSpiel-shaped API over it.
+
+Everything that changes during play lives here as lists, ints, strings and dicts:
+zones (card ids, bottom to top), card locations and facing, variables, pieces,
+flow counters, the continuation stack of the rules (``stack``), the pending decision
+or chance event, the random generator (one int), the history and the event log.
+``clone()`` copies lists; ``to_json()`` writes exactly this data.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from . import rng as RNG
+from .errors import GameLengthError, IllegalActionError, RuleError
+
+if TYPE_CHECKING:
+    from .game import Game
+
+__all__ = ["State", "CHANCE", "TERMINAL", "move_card", "move_piece", "take_card"]
+
+CHANCE = -1
+TERMINAL = -4
+
+_FIELDS = (
+    "zones", "loc", "face", "shuffled", "g", "pv", "score", "total", "skips", "piece_cell", "cell_piece",
+    "round", "turn", "current", "dealer", "in_play", "ending", "stack", "pending", "rng", "history",
+    "events", "over", "winners_", "returns_",
+)
+_FORMAT = 1
+
+
+class State:
+    __slots__ = ("game",) + _FIELDS
+
+    def __init__(self, game: "Game"):
+        self.game = game
+
+    # ------------------------------------------------------------------ API
+    def current_player(self) -> int:
+        if self.over:
+            return TERMINAL
+        pending = self.pending
+        if pending is None:
+            return TERMINAL
+        return pending[0]
+
+    def is_terminal(self) -> bool:
+        return self.over
+
+    def is_chance_node(self) -> bool:
+        return not self.over and self.pending is not None and self.pending[0] == CHANCE
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        pending = self.pending
+        if self.over or pending is None:
+            return []
+        if player is not None and player != pending[0]:
+            return []
+        return list(pending[1])
+
+    def legal_actions_mask(self, player: int | None = None) -> list[int]:
+        mask = [0] * (self.game.num_distinct_actions if not self.is_chance_node() else self.game.max_chance_outcomes)
+        for a in self.legal_actions(player):
+            mask[a] = 1
+        return mask
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        pending = self.pending
+        if self.over or pending is None or pending[0] != CHANCE:
+            return []
+        return list(zip(pending[1], pending[2]))
+
+    def apply_action(self, action: int) -> None:
+        """Apply a legal action (or chance outcome); an illegal one raises and changes nothing."""
+        pending = self.pending
+        if self.over or pending is None:
+            raise IllegalActionError(f"action {action}: the game is over, no action is legal")
+        legal = pending[1]
+        try:
+            index = legal.index(action)
+        except ValueError:
+            raise IllegalActionError(self._illegal_message(action)) from None
+        if len(self.history) >= self.game.max_game_length:
+            raise GameLengthError(
+                f"the match took more than {self.game.max_game_length} actions (game.limits.actions): "
+                "the rules do not end it", self.game.max_actions_span)
+        self.history.append(action)
+        self.pending = None
+        self.game.resolve(self, pending, index)
+
+    def _illegal_message(self, action: int) -> str:
+        pending = self.pending
+        who = "chance" if pending[0] == CHANCE else f"player {pending[0]}"
+        shown = [f"{a} ({self.action_to_string(a)})" for a in pending[1][:12]]
+        more = f" and {len(pending[1]) - 12} more" if len(pending[1]) > 12 else ""
+        return (f"action {action} ({self.game.describe_action(action, pending[0] == CHANCE)}) is not legal now; "
+                f"{who} may choose: {', '.join(shown)}{more}")
+
+    def action_to_string(self, action: int, player: int | None = None) -> str:
+        return self.game.action_label(self, action)
+
+    def scores(self) -> list[float]:
+        return list(self.total)
+
+    def winners(self) -> list[int]:
+        return list(self.winners_) if self.over else []
+
+    def returns(self) -> list[float]:
+        if not self.over:
+            return [0.0] * self.game.num_players
+        return list(self.returns_)
+
+    def rewards(self) -> list[float]:
+        return self.returns() if self.over else [0.0] * self.game.num_players
+
+    def move_number(self) -> int:
+        return len(self.history)
+
+    def observation(self, player: int, events: bool = True) -> dict[str, Any]:
+        from .views import observe
+
+        return observe(self, player, events)
+
+    @property
+    def events_list(self) -> list[dict[str, Any]]:
+        return self.events
+
+    def clone(self) -> "State":
+        other = State.__new__(State)
+        other.game = self.game
+        other.zones = [list(z) for z in self.zones]
+        other.loc = list(self.loc)
+        other.face = list(self.face)
+        other.shuffled = list(self.shuffled)
+        other.g = list(self.g)
+        other.pv = [list(v) for v in self.pv]
+        other.score = list(self.score)
+        other.total = list(self.total)
+        other.skips = list(self.skips)
+        other.piece_cell = list(self.piece_cell)
+        other.cell_piece = list(self.cell_piece)
+        other.round = self.round
+        other.turn = self.turn
+        other.current = self.current
+        other.dealer = self.dealer
+        other.in_play = self.in_play
+        other.ending = self.ending
+        other.stack = [_copy_frame(f) for f in self.stack]
+        pending = self.pending
+        other.pending = None if pending is None else list(pending)
+        other.rng = self.rng
+        other.history = list(self.history)
+        other.events = list(self.events)
+        other.over = self.over
+        other.winners_ = list(self.winners_)
+        other.returns_ = list(self.returns_)
+        return other
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {name: getattr(self, name) for name in _FIELDS}
+        data["format"] = _FORMAT
+        data["game"] = self.game.fingerprint()
+        return json.loads(json.dumps(data))
+
+    def to_json(self) -> str:
+        data = {name: getattr(self, name) for name in _FIELDS}
+        data["format"] = _FORMAT
+        data["game"] = self.game.fingerprint()
+        return json.dumps(data, separators=(",", ":"))
+
+    def serialize(self) -> str:
+        return self.to_json()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, State):
+            return NotImplemented
+        return other.game is self.game and all(getattr(self, f) == getattr(other, f) for f in _FIELDS)
+
+    def __hash__(self) -> int:  # states are mutable; hash by identity
+        return id(self)
+
+    def __str__(self) -> str:
+        from .views import render_text
+
+        return render_text(self, None)
+
+    def __repr__(self) -> str:
+        return f"<State {self.game.name} round={self.round} moves={len(self.history)} player={self.current_player()}>"
+
+    @classmethod
+    def from_dict(cls, game: "Game", data: dict[str, Any]) -> "State":
+        if data.get("format") != _FORMAT:
+            raise ValueError(f"unknown state format {data.get('format')!r}")
+        if data.get("game") != game.fingerprint():
+            raise ValueError("this state belongs to a different game, player count or options: "
+                             f"{data.get('game')} (this game: {game.fingerprint()})")
+        state = cls(game)
+        for name in _FIELDS:
+            setattr(state, name, data[name])
+        return state
+
+
+def _copy_frame(frame: list) -> list:
+    out = list(frame)
+    for i, item in enumerate(out):
+        if type(item) is dict:
+            out[i] = dict(item)
+        elif type(item) is list:
+            out[i] = list(item)
+    return out
+
+
+# ---------------------------------------------------------------------- primitives
+
+
+def move_card(s: State, card: int, dst: int, face: int, bottom: bool = False) -> None:
+    src = s.loc[card]
+    if src >= 0:
+        cards = s.zones[src]
+        if cards and cards[-1] == card:
+            cards.pop()
+        else:
+            cards.remove(card)
+        if not cards:
+            s.shuffled[src] = False
+    if bottom:
+        s.zones[dst].insert(0, card)
+    else:
+        s.zones[dst].append(card)
+    s.loc[card] = dst
+    s.face[card] = face
+
+
+def take_card(s: State, zone: int, mode: int) -> int | None:
+    """The card to take from ``zone``: 0 top, 1 bottom, 2 random; random when shuffled."""
+    cards = s.zones[zone]
+    if not cards:
+        return None
+    if mode == 2 or s.shuffled[zone]:
+        s.rng, i = RNG.below(s.rng, len(cards))
+        return cards[i]
+    return cards[-1] if mode == 0 else cards[0]
+
+
+def move_piece(s: State, piece: int, cell: int, span: Any = None) -> None:
+    occupant = s.cell_piece[cell]
+    if occupant >= 0 and occupant != piece:
+        raise RuleError(f"cell {s.game.board.names[cell]} already holds a piece", span)
+    old = s.piece_cell[piece]
+    if old >= 0:
+        s.cell_piece[old] = -1
+    s.cell_piece[cell] = piece
+    s.piece_cell[piece] = cell

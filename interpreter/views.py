@@ -1,0 +1,155 @@
+"""The one projection of a state for a player: what that player may see, as JSON.
+
+Zones show card names only where the zone's visibility and the card's facing allow;
+otherwise counts. Shuffled zones show no order. Another player's pending options are
+never shown (they would reveal that player's hidden cards), only who is deciding.
+Events addressed to some players (``emit ... to``) reach only them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .state import CHANCE, State
+
+__all__ = ["observe", "render_text", "visible_cards"]
+
+PUBLIC, OWNER, HIDDEN, TOP = 0, 1, 2, 3
+
+
+def _zone_view(s: State, z: int, player: int) -> Any:
+    link = s.game.link
+    cards = s.zones[z]
+    visibility = link.zone_visibility[z]
+    owner = link.zone_owner[z]
+    names = link.cards.names
+    if visibility == HIDDEN or (visibility == OWNER and owner != player):
+        return {"count": len(cards)}
+    if visibility == TOP:
+        if not cards:
+            return {"count": 0, "top": None}
+        top = cards[-1]
+        shown = names[top] if s.face[top] and not s.shuffled[z] else None
+        return {"count": len(cards), "top": shown}
+    own = owner == player and owner >= 0
+    if s.shuffled[z]:
+        seen = sorted(names[c] for c in cards if s.face[c] or own)
+        return {"count": len(cards), "cards": seen}
+    return [names[c] if (s.face[c] or own) else None for c in cards]
+
+
+def visible_cards(s: State, player: int) -> set[int]:
+    """Ids of the cards whose identity ``player`` sees (for tests and samplers)."""
+    link = s.game.link
+    out: set[int] = set()
+    for z, cards in enumerate(s.zones):
+        visibility = link.zone_visibility[z]
+        owner = link.zone_owner[z]
+        if visibility == HIDDEN or (visibility == OWNER and owner != player) or not cards:
+            continue
+        own = owner == player and owner >= 0
+        if visibility == TOP:
+            if s.face[cards[-1]] and not s.shuffled[z]:
+                out.add(cards[-1])
+            continue
+        out.update(c for c in cards if s.face[c] or own)
+    return out
+
+
+def _zones(s: State, player: int) -> dict[str, Any]:
+    link = s.game.link
+    out: dict[str, Any] = {}
+    for name, zone in link.zone_defs.items():
+        base = link.zone_base[name]
+        if zone.per == "player":
+            out[name] = [_zone_view(s, base + p, player) for p in range(link.num_players)]
+        elif zone.per == "cell":
+            out[name] = {link.board.names[c]: _zone_view(s, base + c, player)  # type: ignore[union-attr]
+                         for c in range(link.board.size) if s.zones[base + c]}  # type: ignore[union-attr]
+        else:
+            out[name] = _zone_view(s, base, player)
+    return out
+
+
+def _pieces(s: State) -> dict[str, Any]:
+    link = s.game.link
+    out = {}
+    for x, cell in enumerate(s.piece_cell):
+        if cell >= 0:
+            out[link.board.names[cell]] = {"piece": link.piece_kind_name[x], "owner": link.piece_owner[x],  # type: ignore[union-attr]
+                                           "id": x}
+    return out
+
+
+def _jsonable(value: Any) -> Any:
+    return value
+
+
+def observe(s: State, player: int, events: bool = True) -> dict[str, Any]:
+    link = s.game.link
+    n = link.num_players
+    pending = s.pending
+    view: dict[str, Any] = {
+        "game": s.game.name,
+        "player": player,
+        "round": s.round,
+        "turn": s.turn,
+        "current": s.current,
+        "dealer": s.dealer,
+        "zones": _zones(s, player),
+        "players": [
+            {"seat": p, "name": link.seat_names[p], "score": s.score[p], "total": s.total[p],
+             **{v.name: _jsonable(s.pv[i][p]) for i, v in enumerate(link.pvar_defs)}}
+            for p in range(n)
+        ],
+        "variables": {v.name: _jsonable(s.g[i]) for i, v in enumerate(link.var_defs)},
+        "terminal": s.over,
+    }
+    if link.board is not None:
+        view["board"] = _pieces(s)
+    if s.over:
+        view["winners"] = list(s.winners_)
+        view["returns"] = list(s.returns_)
+    elif pending is not None:
+        deciding = "chance" if pending[0] == CHANCE else pending[0]
+        view["deciding"] = deciding
+        if pending[0] == player:
+            view["legal_actions"] = list(pending[1])
+    if events:
+        view["events"] = [e for e in s.events if "to" not in e or player in e["to"]]
+    return view
+
+
+def render_text(s: State, player: int | None) -> str:
+    """A plain-text picture of a state (omniscient when player is None)."""
+    link = s.game.link
+    lines = [f"{s.game.name}: round {s.round}, turn {s.turn}, "
+             f"{'over' if s.over else 'to play: ' + str(s.current_player())}"]
+    names = link.cards.names
+    for z, cards in enumerate(s.zones):
+        if not cards:
+            continue
+        if player is None:
+            shown = ", ".join(names[c] + ("" if s.face[c] else "*") for c in cards)
+        else:
+            shown = str(_zone_view(s, z, player))
+        lines.append(f"  {link.zone_label[z]}: {shown}")
+    if link.board is not None:
+        lines.append(render_board(s))
+    lines.append("  scores " + " ".join(f"{link.seat_names[p]}={s.score[p]}/{s.total[p]}" for p in range(link.num_players)))
+    return "\n".join(lines)
+
+
+def render_board(s: State) -> str:
+    link = s.game.link
+    board = link.board
+    rows = []
+    for r in range(board.rows):  # type: ignore[union-attr]
+        cells = []
+        for c in range(board.cols):  # type: ignore[union-attr]
+            index = r * board.cols + c  # type: ignore[union-attr]
+            x = s.cell_piece[index]
+            cells.append("." if x < 0 else str(link.piece_owner[x]))
+        rows.append(f"  {board.rows - r} " + " ".join(cells))  # type: ignore[union-attr]
+    rows.append("    " + " ".join(chr(ord("a") + c) for c in range(board.cols)))  # type: ignore[union-attr]
+    return "\n".join(rows)

@@ -1,0 +1,1108 @@
+"""Static checks: every name resolves, types agree, phases are reachable, rounds can end.
+
+Each ``check_*`` function owns one concern and appends diagnostics; the expression and
+statement walkers record, for every node, its type and what its name refers to, so the
+interpreter can link without guessing (cards, players, cells and pieces are all small
+integers at run time).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from . import ast as A
+from . import types as T
+from .errors import Diagnostics, SourceSpan, did_you_mean
+from .model import ActionRef, SpecModel
+
+__all__ = ["CheckInfo", "check_model", "Scope", "CHOICE", "CHANCE", "option_value_error"]
+
+
+@dataclass
+class CheckInfo:
+    """What the checker learnt, keyed by ``id(node)``."""
+
+    types: dict[int, str] = field(default_factory=dict)
+    refs: dict[int, tuple[Any, ...]] = field(default_factory=dict)
+    attr_types: dict[str, str] = field(default_factory=dict)
+    action_params: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    action_order: list[str] = field(default_factory=list)
+    proc_params: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    random_lets: set[int] = field(default_factory=set)
+    # per statement/block: CHOICE when it may wait for a player, CHANCE when it may draw at random
+    suspends: dict[int, int] = field(default_factory=dict)
+
+
+CHOICE = 1
+CHANCE = 2
+
+
+class Scope:
+    """Local names (bindings, lets, parameters) and their types."""
+
+    __slots__ = ("names", "parent")
+
+    def __init__(self, names: dict[str, str] | None = None, parent: "Scope | None" = None):
+        self.names = names or {}
+        self.parent = parent
+
+    def lookup(self, name: str) -> str | None:
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.names:
+                return scope.names[name]
+            scope = scope.parent
+        return None
+
+    def child(self, names: dict[str, str] | None = None) -> "Scope":
+        return Scope(dict(names or {}), self)
+
+    def all_names(self) -> list[str]:
+        out: list[str] = []
+        scope: Scope | None = self
+        while scope is not None:
+            out.extend(scope.names)
+            scope = scope.parent
+        return out
+
+
+class _Context:
+    """Where a block runs: decides which `end` statements make sense."""
+
+    def __init__(self, where: str):
+        self.where = where  # turn, setup, scoring, match, procedure, action
+
+
+class Checker:
+    def __init__(self, model: SpecModel, diags: Diagnostics):
+        self.m = model
+        self.d = diags
+        self.info = CheckInfo()
+        self.zones = {z.name: z for z in model.zones}
+        self.variables = {v.name: v for v in model.variables if v.per is None}
+        self.pvars = {v.name: v for v in model.variables if v.per == "player"}
+        self.defines = {d.name: d for d in model.defines}
+        self.procs = {p.name: p for p in model.procedures}
+        self.actions = {a.action: a for a in model.actions}
+        self.rankings = {r.name: r for r in model.rankings}
+        self.options = {o.name: o for o in model.options}
+        self.piece_kinds = {p.name for p in model.pieces}
+        self._define_stack: list[str] = []
+        self._define_checked: set[tuple[str, tuple[str, ...]]] = set()
+        self._proc_checked: set[str] = set()
+
+    # ------------------------------------------------------------------ helpers
+    def error(self, span: SourceSpan | None, message: str, hint: str | None = None) -> None:
+        self.d.error(span, message, hint)
+
+    def known_names(self, scope: Scope) -> list[str]:
+        return (
+            scope.all_names() + list(T.BUILTIN_NAMES) + list(self.variables) + list(self.zones)
+            + list(self.defines) + list(self.rankings) + ["option"]
+        )
+
+    def expect(self, node: Any, got: str, want: str | tuple[str, ...], what: str) -> None:
+        wants = want if isinstance(want, tuple) else (want,)
+        if not any(T.compatible(got, w) for w in wants):
+            words = " or ".join(T.describe(w) for w in wants)
+            self.error(node.span, f"{what} must be {words}, not {T.describe(got)}")
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, node: Any, scope: Scope) -> str:
+        if node is None:
+            return T.ANY
+        method: Callable[[Any, Scope], str] = getattr(self, "expr_" + type(node).__name__)
+        result = method(node, scope)
+        self.info.types[id(node)] = result
+        return result
+
+    def expr_Const(self, node: A.Const, scope: Scope) -> str:
+        value = node.value
+        if value is None:
+            return T.NONE
+        if isinstance(value, bool):
+            return T.BOOL
+        if isinstance(value, int):
+            return T.INT
+        if isinstance(value, float):
+            return T.NUM
+        return T.STR
+
+    def expr_Name(self, node: A.Name, scope: Scope) -> str:
+        name = node.id
+        local = scope.lookup(name)
+        if local is not None:
+            self.info.refs[id(node)] = ("local", name)
+            return local
+        if name in self.variables:
+            self.info.refs[id(node)] = ("var", name)
+            return T.VARIABLE_TYPES[self.variables[name].type]
+        if name in T.BUILTIN_NAMES:
+            self.info.refs[id(node)] = ("builtin", name)
+            return T.BUILTIN_NAMES[name]
+        if name in self.zones:
+            zone = self.zones[name]
+            if zone.per is not None:
+                self.error(node.span, f"zone '{name}' is one per {zone.per}: write {name}({'p' if zone.per == 'player' else 'c'})")
+                return T.ZONE
+            self.info.refs[id(node)] = ("zone", name)
+            return T.ZONE
+        if name in self.defines:
+            return self.call_define(node, name, (), scope)
+        if name in self.rankings:
+            self.info.refs[id(node)] = ("ranking", name)
+            return T.RANKING
+        if name == "option":
+            self.error(node.span, "write option.NAME to read an option")
+            return T.ANY
+        if name in self.procs:
+            self.error(node.span, f"'{name}' is a procedure: run it with `call {name}`")
+            return T.ANY
+        if name in self.pvars:
+            self.error(node.span, f"'{name}' is a per-player variable: write p.{name}")
+            return T.ANY
+        self.error(node.span, f"unknown name '{name}'", did_you_mean(name, self.known_names(scope)))
+        return T.ANY
+
+    def expr_Attr(self, node: A.Attr, scope: Scope) -> str:
+        if isinstance(node.obj, A.Name) and node.obj.id == "option" and scope.lookup("option") is None:
+            option = self.options.get(node.name)
+            self.info.refs[id(node)] = ("option", node.name)
+            if option is None:
+                self.error(node.span, f"unknown option '{node.name}'", did_you_mean(node.name, self.options))
+                return T.ANY
+            return {"int": T.INT, "number": T.NUM, "bool": T.BOOL, "enum": T.STR}[option.type]
+        base = self.expr(node.obj, scope)
+        if base == T.CARD:
+            if node.name == "name":
+                self.info.refs[id(node)] = ("card_name",)
+                return T.STR
+            if node.name in self.info.attr_types:
+                self.info.refs[id(node)] = ("card_attr", node.name)
+                attr_type = self.info.attr_types[node.name]
+                return T.PROC if attr_type == "procedure" else attr_type
+            self.error(node.span, f"cards have no attribute '{node.name}'",
+                       did_you_mean(node.name, list(self.info.attr_types) + ["name"]))
+            return T.ANY
+        if base == T.PLAYER:
+            if node.name in self.pvars:
+                self.info.refs[id(node)] = ("pvar", node.name)
+                return T.VARIABLE_TYPES[self.pvars[node.name].type]
+            if node.name in T.PLAYER_FIELDS:
+                self.info.refs[id(node)] = ("player_field", node.name)
+                return T.PLAYER_FIELDS[node.name]
+            self.error(node.span, f"players have no variable '{node.name}'",
+                       did_you_mean(node.name, list(self.pvars) + list(T.PLAYER_FIELDS))
+                       or "declare it under `variables:` with `per: player`")
+            return T.ANY
+        if base == T.CELL:
+            return self._field(node, T.CELL_FIELDS, "cell_field", "cells")
+        if base == T.PIECE:
+            return self._field(node, T.PIECE_FIELDS, "piece_field", "pieces")
+        if base == T.ANY:
+            self.info.refs[id(node)] = ("dynamic", node.name)
+            return T.ANY
+        self.error(node.span, f"{T.describe(base)} has no attribute '{node.name}'")
+        return T.ANY
+
+    def _field(self, node: A.Attr, fields: dict[str, str], kind: str, what: str) -> str:
+        if node.name in fields:
+            self.info.refs[id(node)] = (kind, node.name)
+            return fields[node.name]
+        self.error(node.span, f"{what} have no attribute '{node.name}'", did_you_mean(node.name, fields))
+        return T.ANY
+
+    def expr_Index(self, node: A.Index, scope: Scope) -> str:
+        base = self.expr(node.obj, scope)
+        index = self.expr(node.index, scope)
+        if not T.iterable(base):
+            self.error(node.span, f"cannot index {T.describe(base)}")
+            return T.ANY
+        self.expect(node.index, index, T.INT, "an index")
+        return T.elem(base)
+
+    def expr_ListLit(self, node: A.ListLit, scope: Scope) -> str:
+        item = T.NONE
+        for entry in node.items:
+            item = T.unify(item, self.expr(entry, scope))
+        return T.list_of(item if node.items else T.ANY)
+
+    def comp(self, comp: A.Comp, scope: Scope) -> tuple[str, str, Scope]:
+        iter_type = self.expr(comp.iter, scope)
+        if not T.iterable(iter_type):
+            self.error(comp.iter.span, f"cannot loop over {T.describe(iter_type)}")
+        var_type = T.elem(iter_type)
+        inner = scope.child({comp.var: var_type})
+        if comp.cond is not None:
+            self.expect(comp.cond, self.expr(comp.cond, inner), T.BOOL, "a filter")
+        elt = self.expr(comp.elt, inner)
+        return var_type, elt, inner
+
+    def expr_ListComp(self, node: A.ListComp, scope: Scope) -> str:
+        _, elt, _ = self.comp(node.comp, scope)
+        return T.list_of(elt)
+
+    def expr_Agg(self, node: A.Agg, scope: Scope) -> str:
+        if node.func not in T.AGGREGATES:
+            self.error(node.span, f"'{node.func}' cannot take a `for` clause",
+                       did_you_mean(node.func, T.AGGREGATES) or f"aggregates: {', '.join(T.AGGREGATES)}")
+            return T.ANY
+        var_type, elt, _ = self.comp(node.comp, scope)
+        rule = T.AGGREGATES[node.func]
+        if node.func in ("any", "all"):
+            self.expect(node.comp.elt, elt, T.BOOL, f"the item of {node.func}()")
+        if rule == "eltnum":
+            self.expect(node.comp.elt, elt, (T.INT, T.NUM), f"the item of {node.func}()")
+            return T.INT if elt == T.INT else T.NUM
+        if rule == "elt":
+            return elt
+        if rule == "listvar":
+            return T.list_of(var_type)
+        if rule == "listelt":
+            return T.list_of(elt)
+        return rule
+
+    def expr_Unary(self, node: A.Unary, scope: Scope) -> str:
+        operand = self.expr(node.operand, scope)
+        if node.op == "not":
+            self.expect(node.operand, operand, T.BOOL, "the operand of `not`")
+            return T.BOOL
+        self.expect(node.operand, operand, (T.INT, T.NUM), "the operand of '-'")
+        return operand
+
+    def expr_Cond(self, node: A.Cond, scope: Scope) -> str:
+        self.expect(node.test, self.expr(node.test, scope), T.BOOL, "the condition")
+        return T.unify(self.expr(node.body, scope), self.expr(node.orelse, scope))
+
+    def expr_BinOp(self, node: A.BinOp, scope: Scope) -> str:
+        left = self.expr(node.left, scope)
+        right = self.expr(node.right, scope)
+        op = node.op
+        if op in ("and", "or"):
+            self.expect(node.left, left, T.BOOL, f"the left side of `{op}`")
+            self.expect(node.right, right, T.BOOL, f"the right side of `{op}`")
+            return T.BOOL
+        if op in ("in", "notin"):
+            if not T.iterable(right) and right != T.STR:
+                self.error(node.right.span, f"`in` needs a list or zone on the right, not {T.describe(right)}")
+            elif right != T.STR and not T.compatible(left, T.elem(right)):
+                self.error(node.span, f"{T.describe(left)} can never be in {T.describe(right)}")
+            return T.BOOL
+        if op in ("==", "!="):
+            if not T.compatible(left, right):
+                self.error(node.span, f"comparing {T.describe(left)} with {T.describe(right)} is always "
+                           f"{'false' if op == '==' else 'true'}")
+            return T.BOOL
+        if op in ("<", "<=", ">", ">="):
+            ok = (T.is_number(left) and T.is_number(right)) or (left == right and left in (T.STR, T.VALUE))
+            if not ok and T.ANY not in (left, right):
+                self.error(node.span, f"cannot order {T.describe(left)} and {T.describe(right)} with '{op}'")
+            return T.BOOL
+        if op == "+" and (left == T.STR or right == T.STR):
+            if left != right and T.ANY not in (left, right):
+                self.error(node.span, f"cannot add {T.describe(left)} and {T.describe(right)}",
+                           "turn the value into text with str(...)")
+            return T.STR
+        if op == "+" and T.is_list(left) and T.is_list(right):
+            return T.unify(left, right)
+        if op == "+" and (T.is_list(left) or T.is_list(right)):
+            self.error(node.span, f"cannot add {T.describe(left)} and {T.describe(right)}",
+                       "add lists to lists: xs + [x]")
+            return T.ANY
+        if op == "-" and T.is_list(left) and T.is_list(right):
+            return left
+        for side, t in (("left", left), ("right", right)):
+            if not T.is_number(t):
+                self.error(node.span, f"the {side} side of '{op}' must be a number, not {T.describe(t)}")
+                return T.ANY
+        if op == "/":
+            return T.NUM
+        return T.INT if left == right == T.INT else (T.NUM if T.ANY not in (left, right) else T.ANY)
+
+    def expr_Call(self, node: A.Call, scope: Scope) -> str:
+        name = node.func
+        if scope.lookup(name) is not None:
+            self.error(node.span, f"'{name}' is a local value, not a function")
+            return T.ANY
+        if name in self.zones:
+            return self.zone_family(node, scope)
+        if name in self.defines:
+            return self.call_define(node, name, node.args, scope)
+        if name in T.RANDOM_FUNCTIONS:
+            self.error(node.span, f"{name}() is random: use it only as `let x = {name}(...)`")
+        if name not in T.FUNCTIONS:
+            self.error(node.span, f"unknown function '{name}'",
+                       did_you_mean(name, list(T.FUNCTIONS) + list(self.zones) + list(self.defines)))
+            for arg in node.args:
+                self.expr(arg, scope)
+            return T.ANY
+        return self.call_builtin(node, scope)
+
+    def zone_family(self, node: A.Call, scope: Scope) -> str:
+        zone = self.zones[node.func]
+        self.info.refs[id(node)] = ("family", zone.name)
+        if zone.per is None:
+            self.error(node.span, f"zone '{zone.name}' is shared: write {zone.name} without (...)")
+            return T.ZONE
+        if len(node.args) != 1 or node.kwargs:
+            self.error(node.span, f"{zone.name}(...) takes one {zone.per}")
+            return T.ZONE
+        want = T.PLAYER if zone.per == "player" else T.CELL
+        self.expect(node.args[0], self.expr(node.args[0], scope), want, f"the argument of {zone.name}()")
+        return T.ZONE
+
+    def call_builtin(self, node: A.Call, scope: Scope, random_ok: bool = False) -> str:
+        sig = T.FUNCTIONS[node.func]
+        self.info.refs[id(node)] = ("builtin", node.func)
+        arg_types = [self.expr(arg, scope) for arg in node.args]
+        lo, hi = len(sig.params) - sig.optional, len(sig.params)
+        if node.func == "dict":
+            for _, value in node.kwargs:
+                self.expr(value, scope)
+            if node.args:
+                self.error(node.span, "dict() takes only named values: dict(a=1)")
+            return T.DICT
+        if not lo <= len(arg_types) <= hi:
+            count = f"{lo}" if lo == hi else f"{lo} to {hi}"
+            self.error(node.span, f"{node.func}() takes {count} argument{'s' if hi != 1 else ''}, not {len(arg_types)}")
+            return T.ANY
+        allowed_kwargs = dict(sig.kwargs)
+        for key, value in node.kwargs:
+            vtype = self.expr(value, scope)
+            if key not in allowed_kwargs:
+                self.error(value.span, f"{node.func}() has no option '{key}'",
+                           did_you_mean(key, allowed_kwargs) or None)
+            else:
+                self.expect(value, vtype, allowed_kwargs[key], f"{node.func}({key}=...)")
+        for i, (arg, got) in enumerate(zip(node.args, arg_types)):
+            want = sig.params[i]
+            if node.func in ("max", "min"):
+                continue
+            if T.list_of(T.ANY) in want and T.is_list(got):
+                continue
+            self.expect(arg, got, want, f"argument {i + 1} of {node.func}()")
+        if node.func in ("max", "min"):
+            if len(arg_types) == 1:
+                if not T.iterable(arg_types[0]):
+                    self.error(node.span, f"{node.func}() of one value needs a list")
+                return T.elem(arg_types[0])
+            return T.unify(arg_types[0], arg_types[1])
+        if node.func in ("any", "all") and arg_types and not T.is_list(arg_types[0]) and arg_types[0] != T.ANY:
+            self.error(node.args[0].span, f"{node.func}() needs a list, or a `for` clause")
+        if node.func == "pieces" and len(node.args) == 2 and isinstance(node.args[1], A.Const):
+            if node.args[1].value not in self.piece_kinds:
+                self.error(node.args[1].span, f"unknown piece kind '{node.args[1].value}'",
+                           did_you_mean(str(node.args[1].value), self.piece_kinds))
+        if node.func in ("pieces", "slides", "piece_at", "cell", "empty_cells", "start_cells", "line") \
+                and self.m.board is None:
+            self.error(node.span, f"{node.func}() needs a `board:` section")
+        if node.func == "cell" and node.args and isinstance(node.args[0], A.Const) and isinstance(node.args[0].value, str):
+            self.check_cell_name(node.args[0].value, node.args[0].span)
+        result = sig.result
+        if result == "elem0":
+            return T.elem(arg_types[0]) if arg_types else T.ANY
+        if result == "listof0":
+            return T.list_of(T.elem(arg_types[0])) if arg_types else T.ANY
+        return result
+
+    def check_cell_name(self, name: str, span: SourceSpan) -> None:
+        board = self.m.board
+        if board is None:
+            return
+        ok = len(name) >= 2 and name[0].isalpha() and name[1:].isdigit()
+        if ok:
+            col = ord(name[0]) - ord("a")
+            row = int(name[1:])
+            ok = 0 <= col < board.cols and 1 <= row <= board.rows
+        if not ok:
+            last = chr(ord("a") + board.cols - 1) + str(board.rows)
+            self.error(span, f"'{name}' is not a cell of the {board.rows}x{board.cols} board (a1 to {last})")
+
+    def call_define(self, node: Any, name: str, args: tuple[Any, ...], scope: Scope) -> str:
+        define = self.defines[name]
+        self.info.refs[id(node)] = ("define", name)
+        arg_types = tuple(self.expr(arg, scope) for arg in args)
+        if len(args) != len(define.params):
+            self.error(node.span, f"'{name}' takes {len(define.params)} argument{'s' if len(define.params) != 1 else ''}, "
+                       f"not {len(args)}")
+            return T.ANY
+        if define.body is None:
+            return T.ANY
+        if name in self._define_stack:
+            self.error(node.span, f"define '{name}' refers to itself", "defines are expanded, so they cannot recurse")
+            return T.ANY
+        self._define_stack.append(name)
+        try:
+            result = self.expr(define.body, Scope(dict(zip(define.params, arg_types))))
+        finally:
+            self._define_stack.pop()
+        self._define_checked.add((name, arg_types))
+        return result
+
+    # ------------------------------------------------------------------ statements
+    def block(self, block: A.Block, scope: Scope, ctx: _Context) -> int:
+        """Check a block; returns CHOICE/CHANCE bits when it may wait for a decision or chance."""
+        inner = scope.child()
+        suspends = 0
+        for stmt in block.stmts:
+            suspends |= self.stmt(stmt, inner, ctx)
+        self.info.suspends[id(block)] = suspends
+        return suspends
+
+    def stmt(self, node: Any, scope: Scope, ctx: _Context) -> int:
+        method: Callable[[Any, Scope, _Context], int] = getattr(self, "stmt_" + type(node).__name__)
+        suspends = int(method(node, scope, ctx) or 0)
+        self.info.suspends[id(node)] = suspends
+        return suspends
+
+    def zone_expr(self, node: Any, scope: Scope, what: str) -> None:
+        self.expect(node, self.expr(node, scope), T.ZONE, what)
+
+    def stmt_Move(self, node: A.Move, scope: Scope, ctx: _Context) -> int:
+        what = self.expr(node.what, scope)
+        dest = self.expr(node.dest, scope)
+        if node.selector == "one" and what == T.PIECE:
+            self.expect(node.dest, dest, T.CELL, "where a piece moves")
+            if self.m.board is None:
+                self.error(node.span, "moving pieces needs a `board:` section")
+            return 0
+        if node.selector == "one":
+            self.expect(node.what, what, (T.CARD, T.list_of(T.CARD), T.PIECE),
+                        "what `move` moves (for a whole zone write `move all ZONE`)")
+        elif node.selector == "all":
+            self.expect(node.what, what, (T.ZONE, T.list_of(T.CARD)), "what `move all` moves")
+        elif node.selector == "random":
+            self.expect(node.what, what, (T.ZONE, T.list_of(T.CARD)), "what `move random` picks from")
+        else:
+            self.expect(node.what, what, T.ZONE, f"what `move {node.selector}` takes from")
+        self.expect(node.dest, dest, T.ZONE, "where cards move")
+        # top/bottom of a shuffled zone, or a random card, is a chance event
+        return CHANCE if node.selector in ("random", "top", "bottom") else 0
+
+    def stmt_Draw(self, node: A.Draw, scope: Scope, ctx: _Context) -> int:
+        if node.count is not None:
+            self.expect(node.count, self.expr(node.count, scope), T.INT, "how many cards to draw")
+        self.zone_expr(node.source, scope, "where cards are drawn from")
+        self.zone_expr(node.dest, scope, "where drawn cards go")
+        return CHANCE
+
+    def stmt_Deal(self, node: A.Deal, scope: Scope, ctx: _Context) -> int:
+        self.expect(node.count, self.expr(node.count, scope), T.INT, "how many cards to deal")
+        self.zone_expr(node.source, scope, "where cards are dealt from")
+        zone = self.zones.get(node.family)
+        if zone is None:
+            self.error(node.family_span, f"unknown zone '{node.family}'", did_you_mean(node.family, self.zones))
+        elif zone.per is None:
+            self.error(node.family_span, f"`deal` goes to a zone that exists per player or per cell; "
+                       f"'{node.family}' is shared", f"use `draw N from ... to {node.family}`")
+        return CHANCE
+
+    def stmt_Shuffle(self, node: A.Shuffle, scope: Scope, ctx: _Context) -> int:
+        self.zone_expr(node.zone, scope, "what `shuffle` shuffles")
+        return 0
+
+    def stmt_Flip(self, node: A.Flip, scope: Scope, ctx: _Context) -> int:
+        self.expect(node.what, self.expr(node.what, scope), (T.CARD, T.list_of(T.CARD), T.ZONE), "what `flip` turns")
+        return 0
+
+    def stmt_Assign(self, node: A.Assign, scope: Scope, ctx: _Context) -> int:
+        target = node.target
+        value = self.expr(node.value, scope)
+        if isinstance(target, A.Name):
+            if scope.lookup(target.id) is not None:
+                self.error(target.span, f"'{target.id}' is a local value and cannot change",
+                           "declare a variable under `variables:`")
+                return 0
+            if target.id == "dealer":
+                self.info.refs[id(target)] = ("builtin", "dealer")
+                want = T.PLAYER
+            elif target.id in self.variables:
+                self.info.refs[id(target)] = ("var", target.id)
+                want = T.VARIABLE_TYPES[self.variables[target.id].type]
+            else:
+                if target.id in T.BUILTIN_NAMES:
+                    self.error(target.span, f"'{target.id}' is kept by the engine and cannot be set")
+                else:
+                    self.error(target.span, f"unknown variable '{target.id}'",
+                               did_you_mean(target.id, list(self.variables) + ["dealer"])
+                               or "declare it under `variables:`")
+                return 0
+        elif isinstance(target, A.Attr):
+            owner = self.expr(target.obj, scope)
+            if owner != T.PLAYER:
+                self.error(target.span, f"only player variables can be set with '.': {T.describe(owner)} has none")
+                return 0
+            if target.name in self.pvars:
+                self.info.refs[id(target)] = ("pvar", target.name)
+                want = T.VARIABLE_TYPES[self.pvars[target.name].type]
+            elif target.name in ("score", "total"):
+                self.info.refs[id(target)] = ("player_field", target.name)
+                want = T.PLAYER_FIELDS[target.name]
+            else:
+                self.error(target.span, f"players have no variable '{target.name}'",
+                           did_you_mean(target.name, list(self.pvars) + ["score", "total"])
+                           or "declare it under `variables:` with `per: player`")
+                return 0
+        else:
+            self.error(target.span, "only variables can be assigned")
+            return 0
+        if node.op in ("+=", "-="):
+            if T.is_list(want):
+                self.expect(node.value, value, want, f"the value added to '{_target_name(target)}'")
+            else:
+                self.expect(node.value, value, (T.INT, T.NUM), f"the value of '{node.op}'")
+                self.expect(target, want, (T.INT, T.NUM), f"'{_target_name(target)}' with '{node.op}'")
+        else:
+            self.expect(node.value, value, want, f"the value of '{_target_name(target)}'")
+        return 0
+
+    def stmt_Let(self, node: A.Let, scope: Scope, ctx: _Context) -> int:
+        if isinstance(node.value, A.Call) and node.value.func in T.RANDOM_FUNCTIONS \
+                and scope.lookup(node.value.func) is None:
+            value = self.call_builtin(node.value, scope, random_ok=True)
+            self.info.types[id(node.value)] = value
+            self.info.random_lets.add(id(node))
+            random = CHANCE
+        else:
+            value = self.expr(node.value, scope)
+            random = 0
+        if scope.lookup(node.name) is not None and node.name in scope.names:
+            self.error(node.span, f"'{node.name}' is already defined in this block")
+        if node.name in T.BUILTIN_NAMES or node.name in self.variables or node.name in self.zones:
+            self.error(node.span, f"'{node.name}' already names a {'variable' if node.name in self.variables else 'built-in or zone'}",
+                       "pick another name")
+        scope.names[node.name] = value
+        return random
+
+    def stmt_Emit(self, node: A.Emit, scope: Scope, ctx: _Context) -> int:
+        for _, value in node.fields:
+            self.expr(value, scope)
+        if node.to is not None:
+            self.expect(node.to, self.expr(node.to, scope), (T.list_of(T.PLAYER), T.PLAYER), "who sees the event")
+        if node.name in ("round_end", "match_end", "round_start", "turn_skipped"):
+            self.error(node.span, f"'{node.name}' events are emitted by the engine", "pick another event name")
+        return 0
+
+    def stmt_End(self, node: A.End, scope: Scope, ctx: _Context) -> int:
+        allowed = {
+            "turn": {"turn", "round", "game", "phase"},
+            "procedure": {"turn", "round", "game", "phase"},
+            "action": {"turn", "round", "game", "phase"},
+            "setup": {"game"},
+            "match": {"game"},
+            "scoring": {"game"},
+        }[ctx.where]
+        if node.level not in allowed:
+            self.error(node.span, f"`end {node.level}` cannot be used in {_CTX_WORDS[ctx.where]}")
+        return 0
+
+    def stmt_Skip(self, node: A.Skip, scope: Scope, ctx: _Context) -> int:
+        self.expect(node.player, self.expr(node.player, scope), T.PLAYER, "who skips a turn")
+        return 0
+
+    def stmt_Place(self, node: A.Place, scope: Scope, ctx: _Context) -> int:
+        if node.kind not in self.piece_kinds:
+            self.error(node.span, f"unknown piece kind '{node.kind}'", did_you_mean(node.kind, self.piece_kinds))
+        self.expect(node.owner, self.expr(node.owner, scope), T.PLAYER, "the owner of the placed piece")
+        self.expect(node.cell, self.expr(node.cell, scope), T.CELL, "where the piece is placed")
+        return 0
+
+    def stmt_Remove(self, node: A.Remove, scope: Scope, ctx: _Context) -> int:
+        self.expect(node.piece, self.expr(node.piece, scope), T.PIECE, "what `remove` takes off the board")
+        return 0
+
+    def stmt_CallProc(self, node: A.CallProc, scope: Scope, ctx: _Context) -> int:
+        arg_types = tuple(self.expr(a, scope) for a in node.args)
+        if isinstance(node.target, A.Name) and scope.lookup(node.target.id) is None:
+            name = node.target.id
+            self.info.refs[id(node.target)] = ("proc", name)
+            if name not in self.procs:
+                self.error(node.target.span, f"unknown procedure '{name}'", did_you_mean(name, self.procs))
+                return 0
+            return self.check_proc_call(node, [name], arg_types)
+        target = self.expr(node.target, scope)
+        if target not in (T.PROC, T.ANY):
+            self.error(node.target.span, f"`call` needs a procedure name, not {T.describe(target)}")
+            return 0
+        candidates = list(self.procs)
+        if isinstance(node.target, A.Attr) and self.info.refs.get(id(node.target), ("",))[0] == "card_attr":
+            attr = node.target.name
+            candidates = sorted({str(v) for v in self._attr_values(attr)})
+        return self.check_proc_call(node, candidates, arg_types)
+
+    def check_proc_call(self, node: A.CallProc, names: list[str], arg_types: tuple[str, ...]) -> int:
+        suspends = 0
+        for name in names:
+            proc = self.procs.get(name)
+            if proc is None:
+                continue
+            if len(proc.params) != len(arg_types):
+                self.error(node.span, f"procedure '{name}' takes {len(proc.params)} argument"
+                           f"{'s' if len(proc.params) != 1 else ''}, not {len(arg_types)}")
+                continue
+            suspends |= self.check_proc(proc, arg_types)
+        return suspends
+
+    def check_proc(self, proc: Any, arg_types: tuple[str, ...]) -> int:
+        known = self.info.proc_params.get(proc.name)
+        if known is None:
+            self.info.proc_params[proc.name] = arg_types
+            self._proc_checked.add(proc.name)
+            self.info.suspends[id(proc.body)] = CHOICE | CHANCE  # assumed while checking recursion
+            self.block(proc.body, Scope(dict(zip(proc.params, arg_types))), _Context("procedure"))
+        else:
+            for i, (a, b) in enumerate(zip(known, arg_types)):
+                if not T.compatible(a, b):
+                    self.error(proc.span, f"procedure '{proc.name}' is called with {T.describe(a)} and with "
+                               f"{T.describe(b)} as argument {i + 1}")
+        return self.info.suspends.get(id(proc.body), CHOICE | CHANCE)
+
+    def stmt_Pass(self, node: A.Pass, scope: Scope, ctx: _Context) -> int:
+        return 0
+
+    def stmt_If(self, node: A.If, scope: Scope, ctx: _Context) -> int:
+        self.expect(node.cond, self.expr(node.cond, scope), T.BOOL, "the condition of `if`")
+        return self.block(node.then, scope, ctx) | self.block(node.orelse, scope, ctx)
+
+    def bindings(self, bindings: A.Bindings, scope: Scope) -> tuple[Scope, list[tuple[str, str, Any]]]:
+        inner = scope.child()
+        params = []
+        for binding in bindings.items:
+            iter_type = self.expr(binding.iter, inner)
+            if not T.iterable(iter_type):
+                self.error(binding.iter.span, f"cannot loop over {T.describe(iter_type)}")
+            var_type = T.elem(iter_type)
+            if binding.var in inner.names:
+                self.error(binding.span, f"'{binding.var}' is bound twice")
+            inner.names[binding.var] = var_type
+            params.append((binding.var, var_type, binding))
+        if bindings.cond is not None:
+            self.expect(bindings.cond, self.expr(bindings.cond, inner), T.BOOL, "the filter")
+        return inner, params
+
+    def stmt_For(self, node: A.For, scope: Scope, ctx: _Context) -> int:
+        inner, _ = self.bindings(node.bindings, scope)
+        return self.block(node.body, inner, ctx)
+
+    def stmt_Repeat(self, node: A.Repeat, scope: Scope, ctx: _Context) -> int:
+        suspends = self.block(node.body, scope, ctx)
+        self.expect(node.until, self.expr(node.until, scope), T.BOOL, "the condition of `until`")
+        return suspends
+
+    def stmt_While(self, node: A.While, scope: Scope, ctx: _Context) -> int:
+        self.expect(node.cond, self.expr(node.cond, scope), T.BOOL, "the condition of `while`")
+        return self.block(node.body, scope, ctx)
+
+    def stmt_Choose(self, node: A.Choose, scope: Scope, ctx: _Context) -> int:
+        if node.by is not None:
+            self.expect(node.by, self.expr(node.by, scope), T.PLAYER, "who chooses (`by`)")
+        names = set()
+        resolved = []
+        for alt in node.alternatives:
+            if isinstance(alt, ActionRef):
+                action = self.actions.get(alt.name)
+                if action is None:
+                    self.error(alt.span, f"unknown action '{alt.name}'", did_you_mean(alt.name, self.actions))
+                    continue
+                alt = action
+            if alt.action in names:
+                self.error(alt.span, f"action '{alt.action}' is offered twice in one choice")
+            names.add(alt.action)
+            resolved.append(alt)
+            self.alternative(alt, scope)
+        bits = CHOICE
+        if node.orelse is not None:
+            bits |= self.block(node.orelse, scope, ctx)
+        self.info.refs[id(node)] = ("choose", tuple(resolved))
+        return bits
+
+    def alternative(self, alt: A.Alternative, scope: Scope) -> None:
+        key = ("alt", id(alt), id(scope))
+        if key in self.info.refs:
+            return
+        self.info.refs[key] = ("checked",)  # type: ignore[index]
+        inner = scope
+        params: list[tuple[str, str, Any]] = []
+        if alt.bindings is not None:
+            inner, params = self.bindings(alt.bindings, scope)
+        if alt.cond is not None:
+            self.expect(alt.cond, self.expr(alt.cond, inner), T.BOOL, "the condition of an action")
+        signature = tuple((name, t) for name, t, _ in params)
+        for name, t, binding in params:
+            if t not in T.ACTION_PARAM_TYPES and t != T.ANY:
+                self.error(binding.span, f"action parameter '{name}' is {T.describe(t)}; actions choose "
+                           "cards, players, cells, pieces, or values from a literal list or range()")
+            if t in (T.STR, T.INT, T.BOOL) and not _literal_domain(binding.iter):
+                self.error(binding.iter.span, f"the values of action parameter '{name}' must be a literal list "
+                           "or range(a, b)")
+        known = self.info.action_params.get(alt.action)
+        if known is None:
+            self.info.action_params[alt.action] = signature
+            self.info.action_order.append(alt.action)
+        elif [t for _, t in known] != [t for _, t in signature]:
+            self.error(alt.span, f"action '{alt.action}' is used with different parameters "
+                       f"({_sig_text(known)} and {_sig_text(signature)})", "give the actions different names")
+        if alt.label is not None:
+            for part in alt.label.parts:
+                if not isinstance(part, str):
+                    self.expr(part, inner)
+        self.block(alt.body, inner, _Context("action"))
+
+
+_CTX_WORDS = {
+    "setup": "setup", "match": "the match section", "scoring": "scoring", "turn": "a turn",
+    "procedure": "a procedure", "action": "an action",
+}
+
+
+def _target_name(node: Any) -> str:
+    return node.id if isinstance(node, A.Name) else getattr(node, "name", "?")
+
+
+def _sig_text(sig: tuple[tuple[str, str], ...]) -> str:
+    return "(" + ", ".join(f"{n}: {t}" for n, t in sig) + ")"
+
+
+def _literal_domain(node: Any) -> bool:
+    if isinstance(node, A.ListLit):
+        return all(isinstance(i, A.Const) for i in node.items)
+    if isinstance(node, A.Call) and node.func == "range":
+        return True
+    return False
+
+
+# ====================================================================== sections
+
+
+def check_options(c: Checker) -> None:
+    for opt in c.m.options:
+        if opt.type == "enum" and not opt.values:
+            c.error(opt.span, f"option '{opt.name}' is an enum without values")
+        default = opt.default
+        if default == "auto":
+            if opt.auto is None:
+                c.error(opt.default_span, f"option '{opt.name}' has default auto but no `auto:` expression")
+            else:
+                _check_auto(c, opt)
+            continue
+        if default is None:
+            c.error(opt.span, f"option '{opt.name}' needs a default")
+            continue
+        error = option_value_error(opt, default)
+        if error:
+            c.error(opt.default_span, f"default of option '{opt.name}': {error}")
+
+
+def option_value_error(opt: Any, value: Any) -> str | None:
+    """Why ``value`` is not valid for option ``opt`` (None when it is)."""
+    if opt.type == "bool":
+        return None if isinstance(value, bool) else f"expected true or false, got {value!r}"
+    if opt.type == "enum":
+        if value in opt.values:
+            return None
+        hint = did_you_mean(str(value), opt.values)
+        return f"expected one of {', '.join(opt.values)}, got {value!r}" + (f" ({hint})" if hint else "")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"expected a number, got {value!r}"
+    if opt.type == "int" and not isinstance(value, int):
+        return f"expected a whole number, got {value!r}"
+    if opt.min is not None and value < opt.min:
+        return f"{value} is below the minimum {opt.min:g}"
+    if opt.max is not None and value > opt.max:
+        return f"{value} is above the maximum {opt.max:g}"
+    return None
+
+
+def _check_auto(c: Checker, opt: Any) -> None:
+    scope = Scope({"num_players": T.INT})
+    for node in A.walk(opt.auto):
+        if isinstance(node, A.Name) and node.id not in ("num_players", "option"):
+            c.error(node.span, f"an option's `auto` value can only use num_players and other options, not '{node.id}'")
+            return
+    got = c.expr(opt.auto, scope)
+    want = {"int": T.INT, "number": T.NUM, "bool": T.BOOL, "enum": T.STR}[opt.type]
+    c.expect(opt.auto, got, want, f"the auto value of option '{opt.name}'")
+
+
+def check_cards(c: Checker) -> None:
+    cards = c.m.cards
+    if cards is None:
+        return
+    declared = {a.name: a for a in cards.attributes}
+    seen: dict[str, set[str]] = {}
+    for entry in cards.entries:
+        for name, values, span in entry.family:
+            seen.setdefault(name, set()).update(_value_type(v) for v in values)
+        for name, value, span in entry.attrs:
+            seen.setdefault(name, set()).add(_value_type(value))
+    for name, kinds in seen.items():
+        attr = declared.get(name)
+        if attr is not None and attr.type is not None:
+            want = "str" if attr.type == "procedure" else attr.type
+            c.info.attr_types[name] = "procedure" if attr.type == "procedure" else want
+            continue
+        if len(kinds) > 1:
+            c.error(cards.span, f"card attribute '{name}' mixes {' and '.join(sorted(kinds))} values",
+                    "declare its type under cards.attributes")
+        c.info.attr_types[name] = sorted(kinds)[0]
+    for name, attr in declared.items():
+        if name not in c.info.attr_types:
+            c.info.attr_types[name] = attr.type or _value_type(attr.default)
+    if "name" in c.info.attr_types and c.info.attr_types["name"] != T.STR:
+        c.error(cards.span, "the card attribute 'name' must be text")
+    c.info.attr_types.pop("name", None)
+    for entry in cards.entries:
+        present = {n for n, _, _ in entry.attrs} | {n for n, _, _ in entry.family}
+        for name in c.info.attr_types:
+            if name not in present and (declared.get(name) is None or declared[name].default is None):
+                label = _entry_label(entry)
+                c.error(entry.span, f"card {label} has no value for attribute '{name}'",
+                        f"give it one, or declare a default under cards.attributes.{name}")
+        for name, value, span in entry.attrs:
+            _check_attr_value(c, declared.get(name), name, value, span)
+        for name, values, span in entry.family:
+            for value in values:
+                _check_attr_value(c, declared.get(name), name, value, span)
+    if cards.name_template is None and not any(n == "name" for e in cards.entries for n, _, _ in e.attrs):
+        c.error(cards.span, "cards need names: give each card a `name`, or a template `cards.name: \"{colour} {number}\"`")
+    for entry in cards.entries:
+        for name, value, span in entry.attrs:
+            if name == "name" and isinstance(value, str) and "{" in value:
+                _check_name_template(c, value, span, entry)
+    if cards.name_template is not None:
+        for part in cards.name_template.parts:
+            if not isinstance(part, str):
+                if not (isinstance(part, A.Name) and (part.id in c.info.attr_types)):
+                    c.error(part.span, "a card name template can only use card attributes, like {colour}",
+                            did_you_mean(getattr(part, "id", ""), c.info.attr_types))
+    c.expect(cards.decks, c.expr(cards.decks, Scope({"num_players": T.INT})), T.INT, "cards.decks")
+    for entry in cards.entries:
+        c.expect(entry.copies, c.expr(entry.copies, Scope({"num_players": T.INT})), T.INT, "copies")
+
+
+def _check_name_template(c: Checker, value: str, span: SourceSpan, entry: Any) -> None:
+    import re
+
+    names = {n for n, _, _ in entry.family} | {n for n, _, _ in entry.attrs}
+    for match in re.finditer(r"\{([^}]*)\}", value):
+        if match.group(1) not in names:
+            c.error(span, f"unknown attribute '{match.group(1)}' in card name", did_you_mean(match.group(1), names))
+
+
+def _entry_label(entry: Any) -> str:
+    for name, value, _ in entry.attrs:
+        if name == "name":
+            return f"'{value}'"
+    return f"at line {entry.span.line}"
+
+
+def _check_attr_value(c: Checker, attr: Any, name: str, value: Any, span: SourceSpan) -> None:
+    if attr is None or attr.type is None:
+        return
+    if attr.type == "procedure":
+        if str(value) not in c.procs:
+            c.error(span, f"'{value}' is not a procedure (card attribute '{name}' names procedures)",
+                    did_you_mean(str(value), c.procs))
+        return
+    if _value_type(value) != attr.type:
+        c.error(span, f"card attribute '{name}' must be {T.describe(attr.type)}, not {value!r}")
+
+
+def _value_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return T.BOOL
+    if isinstance(value, int):
+        return T.INT
+    return T.STR
+
+
+def check_zones_board_pieces(c: Checker) -> None:
+    for zone in c.m.zones:
+        if zone.per == "cell" and c.m.board is None:
+            c.error(zone.span, f"zone '{zone.name}' is per cell, but there is no `board:`")
+        if zone.name in T.BUILTIN_NAMES or zone.name in T.FUNCTIONS:
+            c.error(zone.span, f"'{zone.name}' is a built-in name; pick another zone name")
+    for piece in c.m.pieces:
+        if c.m.board is None:
+            c.error(piece.span, "pieces need a `board:`")
+            continue
+        c.expect(piece.per_player, c.expr(piece.per_player, Scope({"num_players": T.INT})), T.INT, "per_player")
+        for count, seats, span in piece.start:
+            if count not in c.m.players:
+                c.error(span, f"starting cells for {count} players, but the game allows {_players_text(c.m.players)}")
+            if len(seats) != count:
+                c.error(span, f"starting cells for {count} players list {len(seats)} seat{'s' if len(seats) != 1 else ''}")
+            for seat in seats:
+                for cell in seat:
+                    c.check_cell_name(cell, span)
+
+
+def _players_text(players: tuple[int, ...]) -> str:
+    if len(players) > 2 and players == tuple(range(players[0], players[-1] + 1)):
+        return f"{players[0]} to {players[-1]}"
+    return " or ".join(str(p) for p in players)
+
+
+def check_variables(c: Checker) -> None:
+    names: dict[str, Any] = {}
+    for var in c.m.variables:
+        if var.name in T.BUILTIN_NAMES or var.name in c.zones or var.name in T.FUNCTIONS:
+            c.error(var.span, f"variable '{var.name}' hides a built-in or zone of the same name")
+        if var.per == "player" and var.name in T.PLAYER_FIELDS:
+            c.error(var.span, f"'{var.name}' is a built-in player field")
+        names[var.name] = var
+        if var.initial is not None:
+            scope = Scope({"p": T.PLAYER}) if var.per == "player" else Scope()
+            got = c.expr(var.initial, scope)
+            c.expect(var.initial, got, T.VARIABLE_TYPES[var.type], f"the initial value of '{var.name}'")
+
+
+def check_defines(c: Checker) -> None:
+    for define in c.m.defines:
+        if define.name in T.FUNCTIONS or define.name in T.BUILTIN_NAMES:
+            c.error(define.span, f"define '{define.name}' hides a built-in of the same name")
+        if define.body is not None and not any(key[0] == define.name for key in c._define_checked):
+            c._define_stack.append(define.name)
+            c.expr(define.body, Scope({p: T.ANY for p in define.params}))
+            c._define_stack.pop()
+
+
+def check_rankings(c: Checker) -> None:
+    for ranking in c.m.rankings:
+        if ranking.order not in c.info.attr_types:
+            c.error(ranking.span, f"ranking '{ranking.name}' orders by unknown card attribute '{ranking.order}'",
+                    did_you_mean(ranking.order, c.info.attr_types))
+        elif c.info.attr_types[ranking.order] != T.INT:
+            c.error(ranking.span, f"ranking '{ranking.name}' must order by a whole-number attribute")
+        for cat in ranking.categories:
+            if cat.same is not None and cat.same not in c.info.attr_types:
+                c.error(cat.span, f"unknown card attribute '{cat.same}'", did_you_mean(cat.same, c.info.attr_types))
+            if cat.kind == "run" and cat.run > ranking.size:
+                c.error(cat.span, f"a run of {cat.run} is longer than the hand size {ranking.size}")
+
+
+def check_flow(c: Checker) -> None:
+    m = c.m
+    c.block(m.match.setup, Scope(), _Context("match"))
+    c.block(m.round.setup, Scope(), _Context("setup"))
+    for cond in m.round.end_when:
+        c.expect(cond, c.expr(cond, Scope()), T.BOOL, "round.end_when")
+    phase_names = {}
+    for phase in m.round.phases:
+        if phase.name in phase_names:
+            c.error(phase.span, f"two phases are named '{phase.name}'")
+        phase_names[phase.name] = phase
+        if phase.first is not None:
+            c.expect(phase.first, c.expr(phase.first, Scope()), T.PLAYER, "`first`")
+        c.block(phase.turn, Scope(), _Context("turn"))
+        for cond in phase.end_when:
+            c.expect(cond, c.expr(cond, Scope()), T.BOOL, "the phase's end_when")
+        if not phase.turn.stmts:
+            c.error(phase.span, f"phase '{phase.name}' has an empty turn")
+    for phase in m.round.phases:
+        if phase.next is not None and phase.next not in phase_names:
+            c.error(phase.next_span, f"unknown phase '{phase.next}'", did_you_mean(phase.next, phase_names))
+    _check_reachable(c)
+    c.block(m.round.scoring, Scope(), _Context("scoring"))
+    for _, expr in m.round.report:
+        c.expr(expr, Scope())
+    for cond in m.match.end_when:
+        c.expect(cond, c.expr(cond, Scope()), T.BOOL, "match.end_when")
+    if m.match.winners is not None:
+        c.expect(m.match.winners, c.expr(m.match.winners, Scope()), T.list_of(T.PLAYER), "match.winners")
+    if m.match.returns is not None:
+        c.expect(m.match.returns.value, c.expr(m.match.returns.value, Scope({"p": T.PLAYER, "winners": T.list_of(T.PLAYER)})),
+                 (T.INT, T.NUM), "match.returns.value")
+        if m.match.returns.min > m.match.returns.max:
+            c.error(m.match.returns.span, "match.returns: min is greater than max")
+    for _, expr in m.match.report:
+        c.expr(expr, Scope({"winners": T.list_of(T.PLAYER)}))
+    for inv in m.invariants:
+        c.expect(inv.expr, c.expr(inv.expr, Scope()), T.BOOL, "an invariant")
+    for proc in m.procedures:
+        if proc.name not in c.info.proc_params:
+            c.check_proc(proc, tuple(T.ANY for _ in proc.params))
+    for action in m.actions:
+        if action.action not in c.info.action_params:
+            c.alternative(action, Scope())
+    _check_ends(c)
+
+
+def _check_reachable(c: Checker) -> None:
+    phases = c.m.round.phases
+    index = {p.name: i for i, p in enumerate(phases)}
+    reached = set()
+    todo = [0]
+    while todo:
+        i = todo.pop()
+        if i in reached or i >= len(phases):
+            continue
+        reached.add(i)
+        phase = phases[i]
+        if phase.next is not None and phase.next in index:
+            todo.append(index[phase.next])
+        else:
+            todo.append(i + 1)
+    for i, phase in enumerate(phases):
+        if i not in reached:
+            c.error(phase.span, f"phase '{phase.name}' can never be reached",
+                    "name it in another phase's `next:`, or remove it")
+
+
+def _all_blocks(m: SpecModel) -> Iterable[Any]:
+    yield m.match.setup
+    yield m.round.setup
+    for phase in m.round.phases:
+        yield phase.turn
+    for proc in m.procedures:
+        yield proc.body
+    for action in m.actions:
+        yield action.body
+
+
+def _has_end(m: SpecModel, levels: set[str]) -> bool:
+    for block in _all_blocks(m):
+        for node in A.walk(block):
+            if isinstance(node, A.End) and node.level in levels:
+                return True
+    return False
+
+
+def _check_ends(c: Checker) -> None:
+    m = c.m
+    phase_can_end = any(p.end_when for p in m.round.phases) or _has_end(m, {"phase"})
+    if not (m.round.end_when or phase_can_end or _has_end(m, {"round", "game"})):
+        c.error(m.round.span, "this round can never end",
+                "add round.end_when, a phase end_when, or an `end round` statement")
+    if not (m.match.end_when or _has_end(m, {"game"})):
+        c.error(m.match.span if m.match.span.file != "<spec>" else m.round.span,
+                "this match can never end", "add match.end_when (checked after each round) or an `end game` statement")
+
+
+def check_variants(c: Checker) -> None:
+    for case in c.m.variants:
+        if case.players is not None and case.players not in c.m.players:
+            c.error(case.span, f"variant '{case.name}' has {case.players} players; the game allows {_players_text(c.m.players)}")
+        for name, value in case.options:
+            opt = c.options.get(name)
+            if opt is None:
+                c.error(case.span, f"variant '{case.name}' sets unknown option '{name}'", did_you_mean(name, c.options))
+            elif value != "auto":
+                error = option_value_error(opt, value)
+                if error:
+                    c.error(case.span, f"variant '{case.name}', option '{name}': {error}")
+
+
+def check_model(model: SpecModel, diags: Diagnostics) -> CheckInfo:
+    """Run every check; all problems are collected in ``diags``."""
+    c = Checker(model, diags)
+    check_options(c)
+    check_cards(c)
+    check_zones_board_pieces(c)
+    check_variables(c)
+    check_rankings(c)
+    check_flow(c)
+    check_defines(c)
+    check_variants(c)
+    return c.info

@@ -1,0 +1,617 @@
+"""The spec as frozen dataclasses: structure from YAML, rule strings parsed to AST.
+
+``build_model`` is the parse stage: it walks schema-valid data, parses every rule
+string (collecting all syntax errors) and fills structural defaults once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from . import ast as A
+from .errors import Diagnostics, SourceSpan
+from .language import parse_bindings, parse_expr, parse_stmt, parse_template
+from .source import PosDict, key_span, span_of, value_span
+
+__all__ = [
+    "OptionDef", "AttrDef", "CardEntry", "CardsDef", "ZoneDef", "BoardDef", "PieceDef", "VarDef",
+    "DefineDef", "ProcDef", "CategoryDef", "RankingDef", "PhaseDef", "RoundDef", "ReturnsDef",
+    "MatchDef", "InvariantDef", "VariantCase", "SpecModel", "build_model", "ActionRef",
+]
+
+_NOWHERE = SourceSpan("<spec>", 1, 1)
+
+
+@dataclass(frozen=True)
+class OptionDef:
+    name: str
+    type: str
+    default: Any
+    auto: A.Expr | None
+    min: float | None
+    max: float | None
+    values: tuple[str, ...]
+    description: str
+    span: SourceSpan
+    default_span: SourceSpan
+
+
+@dataclass(frozen=True)
+class AttrDef:
+    name: str
+    type: str | None
+    default: Any
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class CardEntry:
+    attrs: tuple[tuple[str, Any, SourceSpan], ...]
+    family: tuple[tuple[str, tuple[Any, ...], SourceSpan], ...]
+    copies: A.Expr
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class CardsDef:
+    name_template: A.Template | None
+    decks: A.Expr
+    attributes: tuple[AttrDef, ...]
+    entries: tuple[CardEntry, ...]
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class ZoneDef:
+    name: str
+    per: str | None
+    visibility: str
+    face: str
+    label: str
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class BoardDef:
+    rows: int
+    cols: int
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class PieceDef:
+    name: str
+    per_player: A.Expr
+    start: tuple[tuple[int, tuple[tuple[str, ...], ...], SourceSpan], ...]
+    label: str
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class VarDef:
+    name: str
+    type: str
+    per: str | None
+    initial: A.Expr | None
+    reset: str
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class DefineDef:
+    name: str
+    params: tuple[str, ...]
+    body: A.Expr | None
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class ProcDef:
+    name: str
+    params: tuple[str, ...]
+    body: A.Block
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class ActionRef:
+    """A `choose` naming an action of the `actions:` section."""
+
+    name: str
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class CategoryDef:
+    name: str
+    kind: str  # run, same, kinds, highest
+    run: int
+    same: str | None
+    count: int
+    kinds: tuple[int, ...]
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class RankingDef:
+    name: str
+    size: int
+    order: str
+    categories: tuple[CategoryDef, ...]
+    unused: bool
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class PhaseDef:
+    name: str
+    first: A.Expr | None
+    order: str
+    turn: A.Block
+    end_when: tuple[A.Expr, ...]
+    next: str | None
+    next_span: SourceSpan | None
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class RoundDef:
+    setup: A.Block
+    phases: tuple[PhaseDef, ...]
+    end_when: tuple[A.Expr, ...]
+    scoring: A.Block
+    report: tuple[tuple[str, A.Expr], ...]
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class ReturnsDef:
+    value: A.Expr
+    min: float
+    max: float
+    sum: float | None
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class MatchDef:
+    setup: A.Block
+    end_when: tuple[A.Expr, ...]
+    winners: A.Expr | None
+    returns: ReturnsDef | None
+    report: tuple[tuple[str, A.Expr], ...]
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class InvariantDef:
+    expr: A.Expr
+    message: str
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class VariantCase:
+    name: str
+    players: int | None
+    options: tuple[tuple[str, Any], ...]
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class SpecModel:
+    file: str
+    name: str
+    description: str
+    players: tuple[int, ...]
+    players_span: SourceSpan
+    seat_names: tuple[str, ...]
+    max_actions: int
+    max_actions_span: SourceSpan
+    loop_limit: int
+    options: tuple[OptionDef, ...]
+    cards: CardsDef | None
+    zones: tuple[ZoneDef, ...]
+    board: BoardDef | None
+    pieces: tuple[PieceDef, ...]
+    variables: tuple[VarDef, ...]
+    defines: tuple[DefineDef, ...]
+    procedures: tuple[ProcDef, ...]
+    actions: tuple[A.Alternative, ...]
+    rankings: tuple[RankingDef, ...]
+    match: MatchDef
+    round: RoundDef
+    invariants: tuple[InvariantDef, ...]
+    variants: tuple[VariantCase, ...]
+
+
+DEFAULT_MAX_ACTIONS = 100_000
+DEFAULT_LOOP_LIMIT = 1_000
+
+
+class _Builder:
+    def __init__(self, diags: Diagnostics, file: str):
+        self.diags = diags
+        self.file = file
+
+    # ---- helpers
+    def expr(self, container: Any, key: Any) -> A.Expr | None:
+        value = container[key]
+        return parse_expr(value, self.diags, value_span(container, key))
+
+    def exprs(self, container: Any, key: Any) -> tuple[A.Expr, ...]:
+        if key not in container:
+            return ()
+        value = container[key]
+        if isinstance(value, list):
+            items = [parse_expr(v, self.diags, value_span(value, i)) for i, v in enumerate(value)]
+        else:
+            items = [self.expr(container, key)]
+        return tuple(e for e in items if e is not None)
+
+    def const(self, value: Any, span: SourceSpan | None) -> A.Const:
+        return A.Const(span or _NOWHERE, value)
+
+    def block(self, container: Any, key: Any) -> A.Block:
+        if not isinstance(container, dict) or key not in container:
+            return A.Block(span_of(container) or _NOWHERE, ())
+        items = container[key]
+        span = value_span(container, key) or _NOWHERE
+        stmts = []
+        for i, item in enumerate(items or []):
+            stmt = self.statement(item, value_span(items, i) or span)
+            if stmt is not None:
+                stmts.append(stmt)
+        return A.Block(span, tuple(stmts))
+
+    def statement(self, item: Any, span: SourceSpan) -> Any:
+        if isinstance(item, str):
+            return parse_stmt(item, self.diags, span)
+        if "if" in item:
+            cond = self.expr(item, "if")
+            then = self.block(item, "then")
+            orelse = self.block(item, "else")
+            return A.If(span, cond, then, orelse) if cond is not None else None
+        if "choose" in item:
+            return self.choose(item, span)
+        if "for" in item:
+            bindings = parse_bindings(item["for"], self.diags, value_span(item, "for"))
+            body = self.block(item, "do")
+            return A.For(span, bindings, body) if bindings is not None else None
+        if "repeat" in item:
+            until = self.expr(item, "until")
+            body = self.block(item, "repeat")
+            return A.Repeat(span, body, until, item.get("max")) if until is not None else None
+        if "while" in item:
+            cond = self.expr(item, "while")
+            body = self.block(item, "do")
+            return A.While(span, cond, body, item.get("max")) if cond is not None else None
+        if "emit" in item:
+            fields = []
+            payload = item.get("with") or {}
+            for key, value in payload.items():
+                expr = parse_expr(value, self.diags, value_span(payload, key))
+                if expr is not None:
+                    fields.append((str(key), expr))
+            to = self.expr(item, "to") if "to" in item else None
+            return A.Emit(span, str(item["emit"]), tuple(fields), to)
+        return None
+
+    def alternative(self, body: Any, name: str, span: SourceSpan) -> A.Alternative:
+        bindings = None
+        if "for" in body:
+            bindings = parse_bindings(body["for"], self.diags, value_span(body, "for"))
+        cond = self.expr(body, "if") if "if" in body else None
+        label = None
+        if "label" in body:
+            label = parse_template(body["label"], self.diags, value_span(body, "label"))
+        return A.Alternative(span, name, bindings, cond, label, self.block(body, "do"))
+
+    def choose(self, item: Any, span: SourceSpan) -> A.Choose:
+        what = item["choose"]
+        entries = what if isinstance(what, list) else [what]
+        alternatives: list[Any] = []
+        for i, entry in enumerate(entries):
+            entry_span = value_span(what, i) if isinstance(what, list) else value_span(item, "choose")
+            entry_span = entry_span or span
+            if isinstance(entry, str):
+                alternatives.append(ActionRef(str(entry), entry_span))
+            else:
+                alternatives.append(self.alternative(entry, str(entry["action"]), value_span(entry, "action") or entry_span))
+        by = self.expr(item, "by") if "by" in item else None
+        orelse = self.block(item, "else") if "else" in item else None
+        return A.Choose(span, tuple(alternatives), by, orelse, item.get("prompt"))
+
+    def report(self, container: Any, key: str) -> tuple[tuple[str, A.Expr], ...]:
+        out = []
+        mapping = container.get(key) or {}
+        for name, value in mapping.items():
+            expr = parse_expr(value, self.diags, value_span(mapping, name))
+            if expr is not None:
+                out.append((str(name), expr))
+        return tuple(out)
+
+    # ---- sections
+    def options(self, data: Any) -> tuple[OptionDef, ...]:
+        out = []
+        section = data.get("options") or {}
+        for name, body in section.items():
+            auto = None
+            if "auto" in body:
+                auto = self.expr(body, "auto")
+            out.append(OptionDef(
+                name=str(name), type=str(body["type"]), default=body.get("default"), auto=auto,
+                min=body.get("min"), max=body.get("max"), values=tuple(str(v) for v in body.get("values") or ()),
+                description=str(body.get("description", "")), span=key_span(section, name) or _NOWHERE,
+                default_span=value_span(body, "default") or key_span(section, name) or _NOWHERE,
+            ))
+        return tuple(out)
+
+    def cards(self, data: Any) -> CardsDef | None:
+        section = data.get("cards")
+        if not section:
+            return None
+        template = None
+        if "name" in section:
+            template = parse_template(section["name"], self.diags, value_span(section, "name"))
+        decks = self.expr(section, "decks") if "decks" in section else None
+        attributes = []
+        for name, body in (section.get("attributes") or {}).items():
+            attributes.append(AttrDef(str(name), body.get("type"), body.get("default"),
+                                      key_span(section["attributes"], name) or _NOWHERE))
+        entries = []
+        for i, entry in enumerate(section["list"]):
+            span = value_span(section["list"], i) or _NOWHERE
+            copies = self.expr(entry, "copies") if "copies" in entry else None
+            family = []
+            for fname, values in (entry.get("family") or {}).items():
+                fspan = value_span(entry["family"], fname) or span
+                family.append((str(fname), _family_values(values), fspan))
+            attrs = tuple(
+                (str(k), _plain(v), value_span(entry, k) or span)
+                for k, v in entry.items() if k not in ("copies", "family")
+            )
+            entries.append(CardEntry(attrs, tuple(family), copies or self.const(1, span), span))
+        return CardsDef(template, decks or self.const(1, span_of(section)), tuple(attributes), tuple(entries),
+                        span_of(section) or _NOWHERE)
+
+    def zones(self, data: Any) -> tuple[ZoneDef, ...]:
+        section = data.get("zones") or {}
+        out = []
+        for name, body in section.items():
+            body = body or {}
+            visibility = body.get("visibility", "public")
+            face = body.get("face", "down" if visibility == "hidden" else "up")
+            out.append(ZoneDef(str(name), body.get("per"), str(visibility), str(face), str(body.get("label", name)),
+                               key_span(section, name) or _NOWHERE))
+        return tuple(out)
+
+    def board(self, data: Any) -> BoardDef | None:
+        section = data.get("board")
+        if not section:
+            return None
+        return BoardDef(int(section["rows"]), int(section["cols"]), span_of(section) or _NOWHERE)
+
+    def pieces(self, data: Any) -> tuple[PieceDef, ...]:
+        section = data.get("pieces") or {}
+        out = []
+        for name, body in section.items():
+            body = body or {}
+            per = self.expr(body, "per_player") if "per_player" in body else None
+            start = []
+            for count, seats in (body.get("start") or {}).items():
+                start.append((int(count), tuple(tuple(str(c) for c in seat) for seat in seats),
+                              value_span(body["start"], count) or _NOWHERE))
+            out.append(PieceDef(str(name), per or self.const(1, key_span(section, name)), tuple(start),
+                                str(body.get("label", name)), key_span(section, name) or _NOWHERE))
+        return tuple(out)
+
+    def variables(self, data: Any) -> tuple[VarDef, ...]:
+        section = data.get("variables") or {}
+        out = []
+        for name, body in section.items():
+            initial = None
+            if "initial" in body:
+                value = body["initial"]
+                if isinstance(value, list):
+                    items = tuple(parse_expr(v, self.diags, value_span(value, i)) for i, v in enumerate(value))
+                    initial = A.ListLit(value_span(body, "initial") or _NOWHERE, tuple(i for i in items if i))
+                elif value is None:
+                    initial = self.const(None, value_span(body, "initial"))
+                else:
+                    initial = self.expr(body, "initial")
+            out.append(VarDef(str(name), str(body["type"]), body.get("per"), initial,
+                              str(body.get("reset", "never")), key_span(section, name) or _NOWHERE))
+        return tuple(out)
+
+    def defines(self, data: Any) -> tuple[DefineDef, ...]:
+        section = data.get("define") or {}
+        out = []
+        for signature, body in section.items():
+            name, params = _signature(str(signature))
+            out.append(DefineDef(name, params, parse_expr(body, self.diags, value_span(section, signature)),
+                                 key_span(section, signature) or _NOWHERE))
+        return tuple(out)
+
+    def procedures(self, data: Any) -> tuple[ProcDef, ...]:
+        section = data.get("procedures") or {}
+        out = []
+        for signature, _ in section.items():
+            name, params = _signature(str(signature))
+            out.append(ProcDef(name, params, self.block(section, signature), key_span(section, signature) or _NOWHERE))
+        return tuple(out)
+
+    def actions(self, data: Any) -> tuple[A.Alternative, ...]:
+        section = data.get("actions") or {}
+        return tuple(
+            self.alternative(body or {}, str(name), key_span(section, name) or _NOWHERE)
+            for name, body in section.items()
+        )
+
+    def rankings(self, data: Any) -> tuple[RankingDef, ...]:
+        section = data.get("rankings") or {}
+        out = []
+        for name, body in section.items():
+            categories = []
+            for i, cat in enumerate(body["categories"]):
+                span = value_span(body["categories"], i) or _NOWHERE
+                categories.append(_category(cat, span, self.diags, int(body["size"])))
+            out.append(RankingDef(str(name), int(body["size"]), str(body["order"]), tuple(categories),
+                                  bool(body.get("unused", True)), key_span(section, name) or _NOWHERE))
+        return tuple(out)
+
+    def round(self, data: Any) -> RoundDef:
+        section = data.get("round") or PosDict(span=span_of(data))
+        span = span_of(section) or _NOWHERE
+        phases = []
+        if "phases" in section:
+            for i, body in enumerate(section["phases"]):
+                phases.append(self.phase(body, value_span(section["phases"], i) or span))
+        else:
+            phases.append(self.phase(section, span, name="main"))
+        return RoundDef(self.block(section, "setup"), tuple(phases), self.exprs(section, "end_when"),
+                        self.block(section, "scoring"), self.report(section, "report"), span)
+
+    def phase(self, body: Any, span: SourceSpan, name: str | None = None) -> PhaseDef:
+        first = self.expr(body, "first") if "first" in body else None
+        return PhaseDef(
+            name=name or str(body["name"]), first=first, order=str(body.get("order", "left")),
+            turn=self.block(body, "turn"),
+            end_when=self.exprs(body, "end_when") if name is None else (),
+            next=str(body["next"]) if name is None and "next" in body else None,
+            next_span=value_span(body, "next") if "next" in body else None, span=span,
+        )
+
+    def match(self, data: Any) -> MatchDef:
+        section = data.get("match") or PosDict(span=span_of(data))
+        winners = self.expr(section, "winners") if "winners" in section else None
+        returns = None
+        if "returns" in section:
+            body = section["returns"]
+            value = self.expr(body, "value")
+            if value is not None:
+                returns = ReturnsDef(value, float(body["min"]), float(body["max"]),
+                                     float(body["sum"]) if "sum" in body else None,
+                                     value_span(section, "returns") or _NOWHERE)
+        return MatchDef(self.block(section, "setup"), self.exprs(section, "end_when"), winners, returns,
+                        self.report(section, "report"), span_of(section) or _NOWHERE)
+
+    def invariants(self, data: Any) -> tuple[InvariantDef, ...]:
+        out = []
+        items = data.get("invariants") or []
+        for i, item in enumerate(items):
+            span = value_span(items, i) or _NOWHERE
+            if isinstance(item, dict):
+                expr = self.expr(item, "check")
+                message = str(item.get("message", item["check"]))
+            else:
+                expr = parse_expr(item, self.diags, span)
+                message = str(item)
+            if expr is not None:
+                out.append(InvariantDef(expr, message, span))
+        return tuple(out)
+
+    def variants(self, data: Any) -> tuple[VariantCase, ...]:
+        out = []
+        items = data.get("variants") or []
+        for i, item in enumerate(items):
+            options = tuple((str(k), _plain(v)) for k, v in (item.get("options") or {}).items())
+            players = item.get("players")
+            name = item.get("name") or _case_name(players, options)
+            out.append(VariantCase(str(name), players, options, value_span(items, i) or _NOWHERE))
+        return tuple(out)
+
+
+def _case_name(players: int | None, options: tuple[tuple[str, Any], ...]) -> str:
+    parts = [f"{players}p"] if players else []
+    parts += [f"{k}={v}" for k, v in options]
+    return ",".join(parts) or "default"
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+def _family_values(values: Any) -> tuple[Any, ...]:
+    if isinstance(values, str):
+        low, high = (int(x) for x in values.split(".."))
+        return tuple(range(low, high + 1))
+    return tuple(_plain(v) for v in values)
+
+
+def _signature(text: str) -> tuple[str, tuple[str, ...]]:
+    if "(" not in text:
+        return text, ()
+    name, rest = text.split("(", 1)
+    params = tuple(p.strip() for p in rest.rstrip(")").split(",") if p.strip())
+    return name.strip(), params
+
+
+def _category(body: Any, span: SourceSpan, diags: Diagnostics, size: int) -> CategoryDef:
+    kinds = tuple(int(k) for k in body.get("kinds") or ())
+    forms = [k for k in ("run", "kinds", "highest") if k in body]
+    if "same" in body and "run" not in body:
+        forms.append("same")
+    if len(forms) != 1:
+        diags.error(span, f"category '{body['name']}' needs exactly one of run, kinds, same or highest"
+                    + (f" (it has {', '.join(forms)})" if forms else ""))
+        kind = "highest"
+    else:
+        kind = forms[0]
+    if kind == "kinds" and sum(kinds) > size:
+        diags.error(value_span(body, "kinds") or span, f"the groups {list(kinds)} need more than {size} cards")
+    count = int(body.get("count", size))
+    if kind == "same" and "count" not in body:
+        count = size
+    return CategoryDef(
+        name=str(body["name"]), kind=kind, run=int(body.get("run", 0)), same=body.get("same"),
+        count=count if kind != "highest" else int(body.get("highest", size)), kinds=kinds, span=span,
+    )
+
+
+def build_model(data: Any, file: str, diags: Diagnostics) -> SpecModel:
+    """Schema-valid data -> SpecModel; rule strings parsed, their errors collected in ``diags``."""
+    b = _Builder(diags, file)
+    game = data["game"]
+    players_raw = game["players"]
+    if isinstance(players_raw, int):
+        players: tuple[int, ...] = (players_raw,)
+    elif isinstance(players_raw, list):
+        players = tuple(sorted(int(p) for p in players_raw))
+    else:
+        players = tuple(range(int(players_raw["min"]), int(players_raw["max"]) + 1))
+        if not players:
+            diags.error(value_span(game, "players"), "game.players: min is greater than max")
+    limits = game.get("limits") or {}
+    return SpecModel(
+        file=file,
+        name=str(game["name"]),
+        description=str(game.get("description", "")),
+        players=players,
+        players_span=value_span(game, "players") or _NOWHERE,
+        seat_names=tuple(str(s) for s in game.get("seat_names") or ()),
+        max_actions=int(limits.get("actions", DEFAULT_MAX_ACTIONS)),
+        max_actions_span=value_span(limits, "actions") if "actions" in limits else (span_of(game) or _NOWHERE),
+        loop_limit=int(limits.get("loop", DEFAULT_LOOP_LIMIT)),
+        options=b.options(data),
+        cards=b.cards(data),
+        zones=b.zones(data),
+        board=b.board(data),
+        pieces=b.pieces(data),
+        variables=b.variables(data),
+        defines=b.defines(data),
+        procedures=b.procedures(data),
+        actions=b.actions(data),
+        rankings=b.rankings(data),
+        match=b.match(data),
+        round=b.round(data),
+        invariants=b.invariants(data),
+        variants=b.variants(data),
+    )

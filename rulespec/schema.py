@@ -1,0 +1,224 @@
+"""The JSON Schema of a spec, and its errors mapped back to file positions."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Iterable
+
+import jsonschema
+from jsonschema.exceptions import ValidationError
+
+from .errors import Diagnostics, SchemaError, SourceSpan, did_you_mean
+from .source import PosDict, key_span, span_of, value_span
+
+__all__ = ["schema", "schema_text", "validate_structure"]
+
+_TYPE_WORDS = {
+    "object": "a mapping",
+    "array": "a list",
+    "string": "text",
+    "integer": "a whole number",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "nothing",
+}
+
+
+def schema_text() -> str:
+    return resources.files("rulespec").joinpath("schema.json").read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict[str, Any]:
+    return json.loads(schema_text())
+
+
+@lru_cache(maxsize=1)
+def _validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(schema())
+
+
+def validate_structure(data: Any, diags: Diagnostics) -> None:
+    """Report every structural problem of ``data`` (positions from the loader)."""
+    if not isinstance(data, dict):
+        diags.error(span_of(data) or SourceSpan("<spec>", 1, 1), "a spec must be a mapping of sections (game:, round:, ...)")
+        diags.raise_if_any(SchemaError)
+    for error in _leaf_errors(_validator().iter_errors(data)):
+        _report(error, data, diags)
+    diags.raise_if_any(SchemaError)
+
+
+def _leaf_errors(errors: Iterable[ValidationError]) -> list[ValidationError]:
+    """Replace anyOf/oneOf failures by their most relevant branch's errors."""
+    out: list[ValidationError] = []
+    for error in errors:
+        if error.validator in ("anyOf", "oneOf") and error.context:
+            out.append(_best_branch(error))
+        else:
+            out.append(error)
+    # one message per place: the deepest first
+    seen: set[tuple[Any, ...]] = set()
+    unique = []
+    for error in sorted(out, key=lambda e: -len(e.absolute_path)):
+        key = (tuple(error.absolute_path), error.validator, str(error.validator_value)[:50])
+        if key not in seen:
+            seen.add(key)
+            unique.append(error)
+    return unique
+
+
+def _best_branch(error: ValidationError) -> ValidationError:
+    """Of an anyOf's branches, the one whose type matched and got furthest."""
+    instance = error.instance
+    candidates = []
+    for sub in error.context or []:
+        type_ok = not (sub.validator == "type" and len(sub.relative_path) == 0)
+        candidates.append((type_ok, len(sub.absolute_path), sub))
+    typed = [c for c in candidates if c[0]]
+    if not typed:
+        return error  # no branch has the right type: report the anyOf itself
+    typed.sort(key=lambda c: -c[1])
+    best = typed[0][2]
+    if best.validator in ("anyOf", "oneOf") and best.context:
+        return _best_branch(best)
+    if isinstance(instance, (dict, list)) or len(best.absolute_path) > len(error.absolute_path):
+        return best
+    return best
+
+
+def _container_and_key(data: Any, path: list[Any]) -> tuple[Any, Any]:
+    node = data
+    for part in path[:-1]:
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            return node, None
+    return node, (path[-1] if path else None)
+
+
+def _span_for(data: Any, path: list[Any]) -> SourceSpan:
+    container, key = _container_and_key(data, path)
+    if key is None:
+        return span_of(container) or SourceSpan("<spec>", 1, 1)
+    return value_span(container, key) or SourceSpan("<spec>", 1, 1)
+
+
+def _where(path: list[Any]) -> str:
+    if not path:
+        return "the spec"
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return f"'{text}'"
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "nothing"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return f"text '{value}'" if len(value) < 40 else "text"
+    return f"{type(value).__name__} {value!r}"
+
+
+def _report(error: ValidationError, data: Any, diags: Diagnostics) -> None:
+    path = list(error.absolute_path)
+    span = _span_for(data, path)
+    where = _where(path)
+    validator = error.validator
+    value = error.validator_value
+    instance = error.instance
+    if validator == "additionalProperties" and isinstance(instance, dict):
+        allowed = list((error.schema.get("properties") or {}).keys())
+        for key in instance:
+            if key not in allowed and not _pattern_allows(error.schema, key):
+                diags.error(
+                    key_span(instance, key) if isinstance(instance, PosDict) else span,
+                    f"unknown key '{key}' in {where}",
+                    did_you_mean(key, allowed) or (f"allowed keys: {', '.join(allowed)}" if allowed else None),
+                )
+        return
+    if validator == "required":
+        missing = [k for k in value if isinstance(instance, dict) and k not in instance]
+        for key in missing:
+            diags.error(span, f"missing required key '{key}' in {where}")
+        return
+    if validator == "type":
+        wanted = value if isinstance(value, list) else [value]
+        words = " or ".join(_TYPE_WORDS.get(w, w) for w in wanted)
+        diags.error(span, f"{where} must be {words}, not {_describe(instance)}")
+        return
+    if validator == "enum":
+        hint = did_you_mean(str(instance), [str(v) for v in value])
+        choices = ", ".join(str(v) for v in value)
+        diags.error(span, f"{where} must be one of: {choices} (got {_describe(instance)})", hint)
+        return
+    if validator == "const":
+        diags.error(span, f"{where} must be {value!r}")
+        return
+    if validator in ("minimum", "maximum"):
+        word = "at least" if validator == "minimum" else "at most"
+        diags.error(span, f"{where} must be {word} {value} (got {instance})")
+        return
+    if validator == "minItems":
+        diags.error(span, f"{where} needs at least {value} item{'s' if value != 1 else ''}")
+        return
+    if validator == "minProperties":
+        diags.error(span, f"{where} must not be empty")
+        return
+    if validator == "uniqueItems":
+        diags.error(span, f"{where} has repeated items")
+        return
+    if validator == "minLength":
+        diags.error(span, f"{where} must not be empty")
+        return
+    if validator == "pattern":
+        if path and path[-1] in ("path",):
+            diags.error(span, f"{where} must be a JSON Pointer like /options/rounds/default")
+        elif isinstance(instance, str) and ".." in str(error.schema.get("pattern", "")):
+            diags.error(span, f"{where} must be a list or a range like \"1..13\" (got {_describe(instance)})")
+        elif "\\(" in str(value):
+            diags.error(span, f"'{instance}' is not a valid name: use lower_case letters, digits and _, with optional (params)")
+        elif "[a-z][0-9]" in str(value):
+            diags.error(span, f"'{instance}' is not a cell name like a1")
+        else:
+            diags.error(span, f"'{instance}' is not a valid name in {where}: use lower_case letters, digits and _")
+        return
+    if validator == "propertyNames":
+        return  # reported through the inner pattern error
+    if validator == "not" and path == ["round"] or (validator == "not" and path[-1:] == ["round"]):
+        diags.error(span, "a round has either `turn:` or `phases:`, not both")
+        return
+    if validator in ("anyOf", "oneOf"):
+        diags.error(span, f"{where} has the wrong form ({_describe(instance)})", _anyof_hint(error))
+        return
+    diags.error(span, f"{where}: {error.message}")
+
+
+def _anyof_hint(error: ValidationError) -> str | None:
+    kinds = set()
+    for sub in error.context or []:
+        if sub.validator == "type":
+            wanted = sub.validator_value if isinstance(sub.validator_value, list) else [sub.validator_value]
+            kinds.update(_TYPE_WORDS.get(w, w) for w in wanted)
+        elif sub.validator == "pattern":
+            kinds.add("a name")
+    if kinds:
+        return "expected " + " or ".join(sorted(kinds))
+    return None
+
+
+def _pattern_allows(schema_node: dict[str, Any], key: str) -> bool:
+    import re
+
+    for pattern in (schema_node.get("patternProperties") or {}):
+        if re.search(pattern, key):
+            return True
+    return False
