@@ -36,8 +36,11 @@ def compile_simple(node: Any, L: Any) -> Stmt:
 
 def compile_block_closure(block: A.Block, L: Any) -> Stmt:
     """A whole block as one closure (the block must not wait for anything)."""
-    fns = [compile_simple(stmt, L) for stmt in block.stmts]
-    scoped = any(isinstance(stmt, A.Let) for stmt in block.stmts)
+    from .flow import _spliced
+
+    stmts = _spliced(block.stmts, L)
+    fns = [compile_simple(stmt, L) for stmt in stmts]
+    scoped = any(isinstance(stmt, A.Let) for stmt in stmts)
     check = L.end_check
     if not fns:
         return _noop
@@ -458,9 +461,29 @@ def s_CallProc(node: A.CallProc, L: Any) -> Stmt:
     if L.info.refs.get(id(target), ("?",))[0] == "proc":
         name = target.id
         params = L.procs[name].params
+        resolved: list[Stmt] = []
+
+        def proc() -> Stmt:
+            if not resolved:
+                resolved.append(L.proc_closure(name))
+            return resolved[0]
+
+        if not params:
+            def call_plain(s: Any, e: dict) -> None:
+                proc()(s, {})
+
+            return call_plain
+        if len(params) == 1:
+            p0 = params[0]
+            a0 = args[0]
+
+            def call_one(s: Any, e: dict) -> None:
+                proc()(s, {p0: a0(s, e)})
+
+            return call_one
 
         def call_static(s: Any, e: dict) -> None:
-            L.proc_closure(name)(s, {p: a(s, e) for p, a in zip(params, args)})
+            proc()(s, {p: a(s, e) for p, a in zip(params, args)})
 
         return call_static
     which = compile_expr(target, L)

@@ -233,10 +233,10 @@ def _collect(alt: Alt, ai: int, s: State, env: dict, options: dict[int, list]) -
         return
     filt = alt.filter
     encode = alt.encode
+    offset = alt.offset
     if len(loops) == 1:
         var, items = loops[0]
         enc = encode[0]
-        offset = alt.offset
         if filt is None and cond is None:
             for x in items(s, env):
                 aid = offset + enc(x)
@@ -250,6 +250,26 @@ def _collect(alt: Alt, ai: int, s: State, env: dict, options: dict[int, list]) -
                 aid = offset + enc(x)
                 if aid not in options:
                     options[aid] = [ai, [x]]
+        return
+    if len(loops) == 2:
+        (var0, items0), (var1, items1) = loops
+        enc0, enc1 = encode
+        e2 = dict(env)
+        for x in list(items0(s, env)):
+            e2[var0] = x
+            base = offset + enc0(x)
+            if filt is None and cond is None:
+                for y in items1(s, e2):
+                    aid = base + enc1(y)
+                    if aid not in options:
+                        options[aid] = [ai, [x, y]]
+                continue
+            for y in list(items1(s, e2)):
+                e2[var1] = y
+                if (filt is None or filt(s, e2)) and (cond is None or cond(s, e2)):
+                    aid = base + enc1(y)
+                    if aid not in options:
+                        options[aid] = [ai, [x, y]]
         return
     _collect_nested(alt, ai, s, dict(env), 0, [], options)
 
@@ -561,12 +581,27 @@ def compile_block_code(block: A.Block, L: Any, checked: bool = True) -> int:
 def fill_block(code: BlockCode, block: A.Block, L: Any, checked: bool = True) -> None:
     code.check = L.end_check if checked else None
     stmts = []
-    for stmt in block.stmts:
+    for stmt in _spliced(block.stmts, L):
         if waits(stmt, L):
             stmts.append((compile_waiting(stmt, L), False))
         else:
             stmts.append((compile_simple(stmt, L), True))
     code.stmts = tuple(stmts)
+
+
+def _spliced(stmts: tuple[Any, ...], L: Any) -> list[Any]:
+    """Statements with every `if` whose condition is known at link time replaced by its branch."""
+    from .expressions import const_value, is_const
+
+    out: list[Any] = []
+    for stmt in stmts:
+        if isinstance(stmt, A.If):
+            cond = compile_expr(stmt.cond, L)
+            if is_const(cond):
+                out.extend(_spliced((stmt.then if const_value(cond) else stmt.orelse).stmts, L))
+                continue
+        out.append(stmt)
+    return out
 
 
 def compile_waiting(node: Any, L: Any) -> Callable[[State, dict], None]:
@@ -676,12 +711,17 @@ def compile_choose(node: A.Choose, L: Any) -> ChooseCode:
     code.orelse = compile_block_code(node.orelse, L) if node.orelse is not None else None
     alts = []
     for alt_node in L.info.refs[id(node)][1]:
-        alts.append(link_alternative(alt_node, L))
+        alt = link_alternative(alt_node, L)
+        if alt is not None:
+            alts.append(alt)
     code.alts = tuple(alts)
     return code
 
 
-def link_alternative(node: A.Alternative, L: Any) -> Alt:
+def link_alternative(node: A.Alternative, L: Any) -> Alt | None:
+    """Link one alternative; None when its condition is false for this game (e.g. an option)."""
+    from .expressions import const_value, is_const
+
     alt = Alt()
     alt.name = node.action
     spec = L.actions.spec(node.action)
@@ -691,6 +731,10 @@ def link_alternative(node: A.Alternative, L: Any) -> Alt:
     alt.loops = tuple((b.var, compile_list(b.iter, L)) for b in bindings.items) if bindings else ()
     alt.filter = compile_expr(bindings.cond, L) if bindings and bindings.cond is not None else None
     alt.cond = compile_expr(node.cond, L) if node.cond is not None else None
+    if alt.cond is not None and is_const(alt.cond):
+        if not const_value(alt.cond):
+            return None
+        alt.cond = None
     alt.encode = tuple(spec.encoder(i) for i in range(len(alt.names)))
     alt.label = node.label
     if waits(node.body, L):

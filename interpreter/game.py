@@ -43,7 +43,7 @@ class Game:
         self.zone_face = link.zone_face
         self.num_distinct_actions = max(1, link.actions.size)
         self.max_chance_outcomes = link.max_chance_outcomes
-        self.max_game_length = model.max_actions
+        self.max_game_length = int(evaluate_static(model.max_actions, self.options, self.num_players))
         self.max_actions_span = model.max_actions_span
         self.min_utility, self.max_utility, self.utility_sum = link.utility_bounds
 

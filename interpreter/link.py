@@ -53,6 +53,7 @@ class Link:
         self._define_bodies: dict[str, Callable[..., Any]] = {}
         self._proc_closures: dict[str, Callable[..., Any]] = {}
         self._proc_codes: dict[str, int] = {}
+        self._recursive = _recursive_procedures(self.model)
         self.codes: list[Any] = []
         self.end_check = self._end_check()
         self.actions = ActionTable.build(self)
@@ -125,6 +126,8 @@ class Link:
             self.var_slots[v.name] = i
         for i, v in enumerate(self.pvar_defs):
             self.pvar_slots[v.name] = i
+        self.var_json = [json_converter(T.VARIABLE_TYPES[v.type], self) for v in self.var_defs]
+        self.pvar_json = [json_converter(T.VARIABLE_TYPES[v.type], self) for v in self.pvar_defs]
 
     # ------------------------------------------------------------------ code
     def add_code(self, code: Any, entered: bool = False) -> Any:
@@ -144,8 +147,9 @@ class Link:
         if fn is None:
             self._proc_closures[name] = _recursion_guard(name, self)  # placeholder for recursion
             fn = compile_block_closure(self.procs[name].body, self)
-            self._proc_closures[name] = _depth_limited(fn, self.procs[name])
-            fn = self._proc_closures[name]
+            if name in self._recursive:
+                fn = _depth_limited(fn, self.procs[name])
+            self._proc_closures[name] = fn
         return fn
 
     def proc_code(self, name: str) -> int:
@@ -210,6 +214,8 @@ class Link:
 
     def reset_variables(self, s: State, scope: str | None) -> None:
         for i, v in enumerate(self.var_defs):
+            if scope == "turn" and any(slot == i for slot, _ in self._turn_resets):
+                continue
             if scope is None or v.reset == scope:
                 s.g[i] = self._initial(v, s, None)
         for i, v in enumerate(self.pvar_defs):
@@ -242,7 +248,9 @@ class Link:
 
     def start_turn(self, s: State) -> None:
         s.turn += 1
-        if self._has_turn_vars:
+        for slot, value in self._turn_resets:
+            s.g[slot] = value
+        if self._turn_resets_other:
             self.reset_variables(s, "turn")
 
     def end_round(self, s: State) -> None:
@@ -267,7 +275,20 @@ class Link:
 
     def _compile_results(self) -> None:
         match = self.model.match
-        self._has_turn_vars = any(v.reset == "turn" for v in self.model.variables)
+        # turn-scoped globals with constant initial values reset by plain assignment
+        from .expressions import const_value, is_const
+
+        self._turn_resets = []
+        other = False
+        for i, v in enumerate(self.var_defs):
+            if v.reset != "turn":
+                continue
+            fn = compile_expr(v.initial, self) if v.initial is not None else None
+            if fn is not None and is_const(fn) and not isinstance(const_value(fn), list):
+                self._turn_resets.append((i, const_value(fn)))
+            else:
+                other = True
+        self._turn_resets_other = other or any(v.reset == "turn" for v in self.pvar_defs)
         if match.winners is not None:
             self._winners = _bind_empty(compile_list(match.winners, self))
         else:
@@ -324,6 +345,34 @@ class Link:
         s.winners_ = []
         s.returns_ = []
         return s
+
+
+def _recursive_procedures(model: Any) -> set[str]:
+    """Procedures that may call themselves (dynamic calls count as calling any procedure)."""
+    calls: dict[str, set[str]] = {}
+    names = {p.name for p in model.procedures}
+    for proc in model.procedures:
+        out: set[str] = set()
+        for node in A.walk(proc.body):
+            if isinstance(node, A.CallProc):
+                out |= {node.target.id} if isinstance(node.target, A.Name) else names
+            if isinstance(node, A.Choose):
+                out |= names  # actions chosen inside may call anything
+        calls[proc.name] = out
+    recursive = set()
+    for start in names:
+        seen: set[str] = set()
+        todo = list(calls.get(start, ()))
+        while todo:
+            name = todo.pop()
+            if name == start:
+                recursive.add(start)
+                break
+            if name in seen:
+                continue
+            seen.add(name)
+            todo.extend(calls.get(name, ()))
+    return recursive
 
 
 def _bind_empty(fn: Callable[[State, dict], Any]) -> Callable[[State], Any]:

@@ -81,10 +81,6 @@ def _pieces(s: State) -> dict[str, Any]:
     return out
 
 
-def _jsonable(value: Any) -> Any:
-    return value
-
-
 def observe(s: State, player: int, events: bool = True) -> dict[str, Any]:
     link = s.game.link
     n = link.num_players
@@ -99,10 +95,10 @@ def observe(s: State, player: int, events: bool = True) -> dict[str, Any]:
         "zones": _zones(s, player),
         "players": [
             {"seat": p, "name": link.seat_names[p], "score": s.score[p], "total": s.total[p],
-             **{v.name: _jsonable(s.pv[i][p]) for i, v in enumerate(link.pvar_defs)}}
+             **{v.name: link.pvar_json[i](s, s.pv[i][p]) for i, v in enumerate(link.pvar_defs)}}
             for p in range(n)
         ],
-        "variables": {v.name: _jsonable(s.g[i]) for i, v in enumerate(link.var_defs)},
+        "variables": {v.name: link.var_json[i](s, s.g[i]) for i, v in enumerate(link.var_defs)},
         "terminal": s.over,
     }
     if link.board is not None:

@@ -631,6 +631,27 @@ class Checker:
             candidates = sorted({str(v) for v in self._attr_values(attr)})
         return self.check_proc_call(node, candidates, arg_types)
 
+    def _attr_values(self, attr: str) -> set[Any]:
+        """Every value a card attribute takes in the card list (with its default)."""
+        cards = self.m.cards
+        values: set[Any] = set()
+        if cards is None:
+            return values
+        defaults = {a.name: a.default for a in cards.attributes}
+        for entry in cards.entries:
+            present = False
+            for name, value, _ in entry.attrs:
+                if name == attr:
+                    values.add(value)
+                    present = True
+            for name, family_values, _ in entry.family:
+                if name == attr:
+                    values.update(family_values)
+                    present = True
+            if not present and defaults.get(attr) is not None:
+                values.add(defaults[attr])
+        return values
+
     def check_proc_call(self, node: A.CallProc, names: list[str], arg_types: tuple[str, ...]) -> int:
         suspends = 0
         for name in names:
@@ -773,6 +794,14 @@ def _literal_domain(node: Any) -> bool:
 
 
 # ====================================================================== sections
+
+
+def check_limits(c: Checker) -> None:
+    scope = Scope({"num_players": T.INT})
+    c.expect(c.m.max_actions, c.expr(c.m.max_actions, scope), T.INT, "game.limits.actions")
+    for node in A.walk(c.m.max_actions):
+        if isinstance(node, A.Name) and node.id not in ("num_players", "option"):
+            c.error(node.span, f"game.limits.actions can only use numbers, num_players and options, not '{node.id}'")
 
 
 def check_options(c: Checker) -> None:
@@ -1098,6 +1127,7 @@ def check_model(model: SpecModel, diags: Diagnostics) -> CheckInfo:
     """Run every check; all problems are collected in ``diags``."""
     c = Checker(model, diags)
     check_options(c)
+    check_limits(c)
     check_cards(c)
     check_zones_board_pieces(c)
     check_variables(c)

@@ -215,6 +215,8 @@ def _syntax_message(exc: UnexpectedInput, text: str, start: str) -> str:
 
 
 def _syntax_hint(exc: UnexpectedInput, text: str) -> str | None:
+    if text.count("(") > text.count(")") or text.count("[") > text.count("]"):
+        return "an unclosed bracket; inside a YAML [a, b] list a comma ends the item: quote the whole text"
     if isinstance(exc, UnexpectedToken):
         if str(exc.token) == "=" and "==" not in text:
             return "compare with '==', or assign in a statement such as `x = 1`"

@@ -207,7 +207,7 @@ class SpecModel:
     players: tuple[int, ...]
     players_span: SourceSpan
     seat_names: tuple[str, ...]
-    max_actions: int
+    max_actions: A.Expr
     max_actions_span: SourceSpan
     loop_limit: int
     options: tuple[OptionDef, ...]
@@ -259,7 +259,10 @@ class _Builder:
         items = container[key]
         span = value_span(container, key) or _NOWHERE
         stmts = []
+        skip = _split_items(items, self.diags) if getattr(items, "flow", False) else set()
         for i, item in enumerate(items or []):
+            if i in skip:
+                continue
             stmt = self.statement(item, value_span(items, i) or span)
             if stmt is not None:
                 stmts.append(stmt)
@@ -321,6 +324,11 @@ class _Builder:
                 alternatives.append(self.alternative(entry, str(entry["action"]), value_span(entry, "action") or entry_span))
         by = self.expr(item, "by") if "by" in item else None
         orelse = self.block(item, "else") if "else" in item else None
+        if isinstance(what, dict):  # an inline action may say `by:` and `else:` itself
+            if by is None and "by" in what:
+                by = self.expr(what, "by")
+            if orelse is None and "else" in what:
+                orelse = self.block(what, "else")
         return A.Choose(span, tuple(alternatives), by, orelse, item.get("prompt"))
 
     def report(self, container: Any, key: str) -> tuple[tuple[str, A.Expr], ...]:
@@ -523,6 +531,35 @@ class _Builder:
         return tuple(out)
 
 
+def _split_items(items: Any, diags: Diagnostics) -> set[int]:
+    """Items of a flow list `[a, b]` that a comma split out of a bracketed statement.
+
+    Reports the first piece once and returns the indices to skip.
+    """
+    skip: set[int] = set()
+    i = 0
+    while i < len(items):
+        item = items[i]
+        if isinstance(item, str) and _open_brackets(item) > 0:
+            depth = _open_brackets(item)
+            j = i + 1
+            while j < len(items) and isinstance(items[j], str) and depth > 0:
+                depth += _open_brackets(items[j])
+                j += 1
+            if depth == 0 and j > i + 1:
+                diags.error(value_span(items, i), "a comma inside this [ ] list cuts the statement in two",
+                            "quote the whole statement, or write the list one item per line")
+                skip.update(range(i, j))
+                i = j
+                continue
+        i += 1
+    return skip
+
+
+def _open_brackets(text: str) -> int:
+    return text.count("(") + text.count("[") - text.count(")") - text.count("]")
+
+
 def _case_name(players: int | None, options: tuple[tuple[str, Any], ...]) -> str:
     parts = [f"{players}p"] if players else []
     parts += [f"{k}={v}" for k, v in options]
@@ -597,7 +634,8 @@ def build_model(data: Any, file: str, diags: Diagnostics) -> SpecModel:
         players=players,
         players_span=value_span(game, "players") or _NOWHERE,
         seat_names=tuple(str(s) for s in game.get("seat_names") or ()),
-        max_actions=int(limits.get("actions", DEFAULT_MAX_ACTIONS)),
+        max_actions=(b.expr(limits, "actions") if "actions" in limits else None)
+        or A.Const(span_of(game) or _NOWHERE, DEFAULT_MAX_ACTIONS),
         max_actions_span=value_span(limits, "actions") if "actions" in limits else (span_of(game) or _NOWHERE),
         loop_limit=int(limits.get("loop", DEFAULT_LOOP_LIMIT)),
         options=b.options(data),

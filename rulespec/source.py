@@ -84,11 +84,13 @@ class PosList(list):
 
     span: SourceSpan
     item_spans: list[SourceSpan]
+    flow: bool
 
-    def __init__(self, *args: Any, span: SourceSpan | None = None) -> None:
+    def __init__(self, *args: Any, span: SourceSpan | None = None, flow: bool = False) -> None:
         super().__init__(*args)
         self.span = span or SourceSpan("<generated>", 1, 1)
         self.item_spans = []
+        self.flow = flow
 
 
 def span_of(value: Any) -> SourceSpan | None:
@@ -256,7 +258,7 @@ class _Builder:
         return None
 
     def sequence(self, node: SequenceNode) -> PosList:
-        out = PosList(span=_span(self.file, node.start_mark))
+        out = PosList(span=_span(self.file, node.start_mark), flow=bool(node.flow_style))
         for item in node.value:
             out.append(self.build(item))
             out.item_spans.append(_span(self.file, item.start_mark))
