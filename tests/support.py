@@ -1,0 +1,123 @@
+"""Helpers for rule tests: find cards by name, arrange zones and pieces, play actions by label.
+
+Rule tests set up precise positions by editing a state's plain data through these
+helpers (never the engine's internals elsewhere), then drive the rules through the
+public API only.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Iterable
+
+import interpreter
+from interpreter.state import State, move_card
+
+__all__ = [
+    "card_ids", "zone_index", "set_zone", "place_piece", "labels", "act", "play_random", "zone_names",
+    "cell_index",
+]
+
+
+def card_ids(state: State, name: str) -> list[int]:
+    """Ids of every card called ``name``."""
+    names = state.game.cards.names
+    found = [c for c, n in enumerate(names) if n == name]
+    if not found:
+        raise KeyError(f"no card named {name!r}")
+    return found
+
+
+def zone_index(state: State, zone: str, owner: Any = None) -> int:
+    link = state.game.link
+    base = link.zone_base[zone]
+    if owner is None:
+        return base
+    if isinstance(owner, str):
+        return base + cell_index(state, owner)
+    return base + owner
+
+
+def cell_index(state: State, name: str) -> int:
+    return state.game.board.names.index(name)
+
+
+def zone_names(state: State, zone: str, owner: Any = None) -> list[str]:
+    names = state.game.cards.names
+    return [names[c] for c in state.zones[zone_index(state, zone, owner)]]
+
+
+def set_zone(state: State, zone: str, owner: Any, cards: Iterable[str], source: str | None = None,
+             source_owner: Any = None, face: int | None = None) -> None:
+    """Put the named cards into a zone (bottom to top), taking free copies from wherever they are.
+
+    With ``source``, copies are taken from that zone first.
+    """
+    z = zone_index(state, zone, owner)
+    used: set[int] = set(state.zones[z])
+    for name in cards:
+        candidates = card_ids(state, name)
+        if source is not None:
+            src = zone_index(state, source, source_owner)
+            preferred = [c for c in candidates if state.loc[c] == src]
+            candidates = preferred + [c for c in candidates if c not in preferred]
+        card = next((c for c in candidates if c not in used), None)
+        if card is None:
+            raise ValueError(f"no free copy of {name!r}")
+        used.add(card)
+        move_card(state, card, z, state.game.zone_face[z] if face is None else face)
+
+
+def place_piece(state: State, piece: int, cell: str) -> None:
+    c = cell_index(state, cell)
+    old = state.piece_cell[piece]
+    if old >= 0:
+        state.cell_piece[old] = -1
+    occupant = state.cell_piece[c]
+    if occupant >= 0:
+        state.piece_cell[occupant] = -1
+    state.cell_piece[c] = piece
+    state.piece_cell[piece] = c
+
+
+def labels(state: State) -> dict[str, int]:
+    """Legal actions by their label."""
+    return {state.action_to_string(a): a for a in state.legal_actions()}
+
+
+def act(state: State, label: str) -> None:
+    """Apply the legal action whose label is ``label`` (or starts with it, if unique)."""
+    options = labels(state)
+    if label in options:
+        state.apply_action(options[label])
+        return
+    matches = [k for k in options if k.startswith(label)]
+    if len(matches) != 1:
+        raise AssertionError(f"no unique action {label!r}; legal: {sorted(options)}")
+    state.apply_action(options[matches[0]])
+
+
+def play_random(state: State, rng: random.Random, limit: int = 10**6) -> list[int]:
+    """Play uniformly random actions (and chance outcomes by probability) to the end."""
+    taken = []
+    while not state.is_terminal() and len(taken) < limit:
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            x = rng.random()
+            acc = 0.0
+            action = outcomes[-1][0]
+            for a, p in outcomes:
+                acc += p
+                if x < acc:
+                    action = a
+                    break
+        else:
+            legal = state.legal_actions()
+            action = legal[rng.randrange(len(legal))]
+        state.apply_action(action)
+        taken.append(action)
+    return taken
+
+
+def load(path: str, **kwargs: Any) -> interpreter.Game:
+    return interpreter.load_game(path, **kwargs)
