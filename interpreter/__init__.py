@@ -1,7 +1,7 @@
 """interpreter: run any compiled rulespec game, in the shape of OpenSpiel's API.
 
     import interpreter
-    game = interpreter.load_game("games/highhand.yaml", players=4)
+    game = interpreter.load_game("games/mygame.yaml", players=4)
     state = game.new_initial_state(seed=7)
     state.legal_actions(); state.apply_action(a); state.observation(0)
 """

@@ -8,8 +8,9 @@ copies of the same card are the same action.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from rulespec import ast as A
 from rulespec import types as T
@@ -67,18 +68,18 @@ class ActionTable:
         self.size = 0
 
     @classmethod
-    def build(cls, L: Any) -> "ActionTable":
+    def build(cls, L: Any) -> ActionTable:
         table = cls()
         literals = _literal_domains(L)
         for name in L.info.action_order:
             params = list(L.info.action_params[name])
             sizes = []
             lits = []
-            for i, (var, t) in enumerate(params):
+            for i, (_, t) in enumerate(params):
                 values = literals.get((name, i), [])
                 lits.append(values)
                 sizes.append(_domain_size(t, values, L))
-            strides = []
+            strides: list[int] = []
             stride = 1
             for size in reversed(sizes):
                 strides.insert(0, stride)
@@ -142,7 +143,7 @@ def _static_values(node: Any, L: Any) -> list[Any]:
 def _all_alternatives(L: Any) -> list[A.Alternative]:
     found: list[A.Alternative] = []
     seen: set[int] = set()
-    for key, ref in L.info.refs.items():
+    for ref in L.info.refs.values():
         if isinstance(ref, tuple) and ref and ref[0] == "choose":
             for alt in ref[1]:
                 if id(alt) not in seen:

@@ -7,8 +7,9 @@ actions and chance outcomes name kinds, so two copies of a card are one choice.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from rulespec import ast as A
 from rulespec.model import CardsDef

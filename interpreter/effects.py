@@ -7,7 +7,8 @@ whole ``if``/``for``/``repeat`` blocks that cannot wait, fused into single closu
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from rulespec import ast as A
 from rulespec import types as T
@@ -261,7 +262,7 @@ def s_Assign(node: A.Assign, L: Any) -> Stmt:
         value = compile_list(node.value, L)
     if list_typed:
         inner = value
-        value = lambda s, e: list(inner(s, e))  # noqa: E731 - variables own their lists
+        value = lambda s, e: list(inner(s, e))
     op = node.op
     span = node.span
     if ref[0] in ("var", "builtin"):
@@ -520,22 +521,22 @@ def s_If(node: A.If, L: Any) -> Stmt:
 
 
 def bindings_iterator(bindings: A.Bindings, L: Any) -> Callable[[Any, dict], list[dict]]:
-    """All assignments of the bindings (nested loops, filtered), as env dicts."""
-    loops = [(b.var, compile_list(b.iter, L)) for b in bindings.items]
-    cond = compile_expr(bindings.cond, L) if bindings.cond is not None else None
+    """All assignments of the bindings (nested loops, each filtered), as env dicts."""
+    loops = [(b.var, compile_list(b.iter, L), compile_expr(b.cond, L) if b.cond is not None else None)
+             for b in bindings.items]
 
     def assignments(s: Any, e: dict) -> list[dict]:
         out: list[dict] = []
 
         def walk(depth: int, env: dict) -> None:
             if depth == len(loops):
-                if cond is None or cond(s, env):
-                    out.append(dict(env))
+                out.append(dict(env))
                 return
-            var, items = loops[depth]
+            var, items, cond = loops[depth]
             for x in list(items(s, env)):
                 env[var] = x
-                walk(depth + 1, env)
+                if cond is None or cond(s, env):
+                    walk(depth + 1, env)
 
         walk(0, dict(e))
         return out

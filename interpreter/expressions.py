@@ -8,7 +8,8 @@ Constant sub-expressions (options, num_players, literals) are folded at link tim
 from __future__ import annotations
 
 import operator
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from rulespec import ast as A
 from rulespec import types as T
@@ -34,7 +35,7 @@ def is_const(fn: Fn) -> bool:
 
 
 def const_value(fn: Fn) -> Any:
-    return getattr(fn, "const")
+    return getattr(fn, "const")  # noqa: B009 - set by _const on folded closures
 
 
 def compile_expr(node: Any, L: Any) -> Fn:

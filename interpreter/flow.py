@@ -18,14 +18,15 @@ Frame layouts (index 0 is always the code index):
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from rulespec import ast as A
 from rulespec import types as T
 from rulespec.check import CHANCE as CHANCE_BIT
 from rulespec.check import CHOICE as CHOICE_BIT
 
-from .effects import EndSignal, TOP, bindings_iterator, compile_block_closure, compile_simple, deal_targets
+from .effects import TOP, EndSignal, bindings_iterator, compile_block_closure, compile_simple, deal_targets
 from .errors import RuleError
 from .expressions import compile_expr, compile_list, type_of
 from .state import CHANCE, State, move_card
@@ -98,6 +99,12 @@ class Code:
     level = ""
     index = -1
 
+    def step(self, s: State, frame: list) -> None:
+        raise NotImplementedError
+
+    def enter(self, s: State, env: dict) -> None:
+        raise NotImplementedError
+
 
 class BlockCode(Code):
     """A list of statements; simple ones are closures, waiting ones enter frames."""
@@ -132,6 +139,8 @@ class BlockCode(Code):
 
 class ForCode(Code):
     __slots__ = ("envs", "body")
+    envs: Callable[[State, dict], list[dict]]
+    body: int
 
     def enter(self, s: State, env: dict) -> None:
         s.stack.append([self.index, self.envs(s, env), 0, env])
@@ -148,6 +157,10 @@ class ForCode(Code):
 
 class RepeatCode(Code):
     __slots__ = ("body", "until", "limit", "span")
+    body: int
+    until: Callable[[State, dict], Any]
+    limit: int
+    span: Any
 
     def enter(self, s: State, env: dict) -> None:
         s.stack.append([self.index, 0, env])
@@ -165,6 +178,10 @@ class RepeatCode(Code):
 
 class WhileCode(Code):
     __slots__ = ("body", "cond", "limit", "span")
+    body: int
+    cond: Callable[[State, dict], Any]
+    limit: int
+    span: Any
 
     def enter(self, s: State, env: dict) -> None:
         s.stack.append([self.index, 0, env])
@@ -182,11 +199,24 @@ class WhileCode(Code):
 class Alt:
     """One alternative of a choice, linked: how to enumerate, encode and run it."""
 
-    __slots__ = ("name", "names", "loops", "filter", "cond", "encode", "body_fn", "body_code", "label", "offset")
+    __slots__ = ("name", "names", "loops", "cond", "encode", "body_fn", "body_code", "label", "offset")
+    name: str
+    names: tuple[str, ...]
+    loops: tuple[tuple[str, Callable[[State, dict], Any], Callable[[State, dict], Any] | None], ...]
+    cond: Callable[[State, dict], Any] | None
+    encode: tuple[Callable[[Any], int], ...]
+    body_fn: Callable[[State, dict], Any] | None
+    body_code: int
+    label: Any
+    offset: int
 
 
 class ChooseCode(Code):
     __slots__ = ("alts", "by", "orelse", "span")
+    alts: tuple[Alt, ...]
+    by: Callable[[State, dict], Any] | None
+    orelse: int | None
+    span: Any
 
     def enter(self, s: State, env: dict) -> None:
         player = s.current if self.by is None else self.by(s, env)
@@ -231,11 +261,10 @@ def _collect(alt: Alt, ai: int, s: State, env: dict, options: dict[int, list]) -
         if cond is None or cond(s, env):
             options.setdefault(alt.offset, [ai, []])
         return
-    filt = alt.filter
     encode = alt.encode
     offset = alt.offset
     if len(loops) == 1:
-        var, items = loops[0]
+        var, items, filt = loops[0]
         enc = encode[0]
         if filt is None and cond is None:
             for x in items(s, env):
@@ -252,13 +281,15 @@ def _collect(alt: Alt, ai: int, s: State, env: dict, options: dict[int, list]) -
                     options[aid] = [ai, [x]]
         return
     if len(loops) == 2:
-        (var0, items0), (var1, items1) = loops
+        (var0, items0, filt0), (var1, items1, filt1) = loops
         enc0, enc1 = encode
         e2 = dict(env)
         for x in list(items0(s, env)):
             e2[var0] = x
+            if filt0 is not None and not filt0(s, e2):
+                continue
             base = offset + enc0(x)
-            if filt is None and cond is None:
+            if filt1 is None and cond is None:
                 for y in items1(s, e2):
                     aid = base + enc1(y)
                     if aid not in options:
@@ -266,7 +297,7 @@ def _collect(alt: Alt, ai: int, s: State, env: dict, options: dict[int, list]) -
                 continue
             for y in list(items1(s, e2)):
                 e2[var1] = y
-                if (filt is None or filt(s, e2)) and (cond is None or cond(s, e2)):
+                if (filt1 is None or filt1(s, e2)) and (cond is None or cond(s, e2)):
                     aid = base + enc1(y)
                     if aid not in options:
                         options[aid] = [ai, [x, y]]
@@ -276,14 +307,16 @@ def _collect(alt: Alt, ai: int, s: State, env: dict, options: dict[int, list]) -
 
 def _collect_nested(alt: Alt, ai: int, s: State, env: dict, depth: int, values: list, options: dict) -> None:
     if depth == len(alt.loops):
-        if (alt.filter is None or alt.filter(s, env)) and (alt.cond is None or alt.cond(s, env)):
+        if alt.cond is None or alt.cond(s, env):
             aid = alt.offset + sum(enc(v) for enc, v in zip(alt.encode, values))
             if aid not in options:
                 options[aid] = [ai, list(values)]
         return
-    var, items = alt.loops[depth]
+    var, items, filt = alt.loops[depth]
     for x in list(items(s, env)):
         env[var] = x
+        if filt is not None and not filt(s, env):
+            continue
         values.append(x)
         _collect_nested(alt, ai, s, env, depth + 1, values, options)
         values.pop()
@@ -310,6 +343,11 @@ class DrawCode(Code):
     """draw N / move top|bottom|random ZONE, with each random card a chance event."""
 
     __slots__ = ("count", "source", "dest", "face", "mode")
+    count: Callable[[State, dict], Any] | None
+    source: Callable[[State, dict], Any]
+    dest: Callable[[State, dict], Any]
+    face: Callable[[State, dict, int], int]
+    mode: int
 
     def enter(self, s: State, env: dict) -> None:
         src = self.source(s, env)
@@ -349,6 +387,10 @@ class DrawCode(Code):
 
 class DealCode(Code):
     __slots__ = ("count", "source", "targets", "face")
+    count: Callable[[State, dict], Any]
+    source: Callable[[State, dict], Any]
+    targets: Callable[[State], list[int]]
+    face: int
 
     def enter(self, s: State, env: dict) -> None:
         targets = self.targets(s)
@@ -389,6 +431,10 @@ class RandomPickCode(Code):
     """`move random LIST to ZONE` with the card a chance event (by kind)."""
 
     __slots__ = ("pool", "dest", "face", "bottom")
+    pool: Callable[[State, dict], Any]
+    dest: Callable[[State, dict], Any]
+    face: Callable[[State, dict, int], int]
+    bottom: bool
 
     def enter(self, s: State, env: dict) -> None:
         pool = list(self.pool(s, env))
@@ -414,6 +460,8 @@ class LetChanceCode(Code):
     """`let x = chance(p)` / `let x = random(list)` as a chance event."""
 
     __slots__ = ("name", "outcomes")
+    name: str
+    outcomes: Callable[[State, dict], tuple[dict, dict]]
 
     def enter(self, s: State, env: dict) -> None:
         counts, values = self.outcomes(s, env)
@@ -550,7 +598,7 @@ def compile_flow(L: Any) -> int:
     m = L.model
     round_def = m.round
     phase_codes = []
-    for pi, phase in enumerate(round_def.phases):
+    for phase in round_def.phases:
         turn = compile_block_code(phase.turn, L)
         first = compile_expr(phase.first, L) if phase.first is not None else None
         ends = [compile_expr(c, L) for c in phase.end_when]
@@ -623,19 +671,19 @@ def compile_waiting(node: Any, L: Any) -> Callable[[State, dict], None]:
         code.body = compile_block_code(node.body, L)
         return L.add_code(code, entered=True)
     if kind == "Repeat":
-        code = RepeatCode()
-        code.until = compile_expr(node.until, L)
-        code.limit = node.max or L.loop_limit
-        code.span = node.span
-        code.body = compile_block_code(node.body, L)
-        return L.add_code(code, entered=True)
+        repeat = RepeatCode()
+        repeat.until = compile_expr(node.until, L)
+        repeat.limit = node.max or L.loop_limit
+        repeat.span = node.span
+        repeat.body = compile_block_code(node.body, L)
+        return L.add_code(repeat, entered=True)
     if kind == "While":
-        code = WhileCode()
-        code.cond = compile_expr(node.cond, L)
-        code.limit = node.max or L.loop_limit
-        code.span = node.span
-        code.body = compile_block_code(node.body, L)
-        return L.add_code(code, entered=True)
+        loop = WhileCode()
+        loop.cond = compile_expr(node.cond, L)
+        loop.limit = node.max or L.loop_limit
+        loop.span = node.span
+        loop.body = compile_block_code(node.body, L)
+        return L.add_code(loop, entered=True)
     if kind == "CallProc":
         return compile_waiting_call(node, L)
     if kind in ("Draw", "Move", "Deal", "Let"):
@@ -671,37 +719,37 @@ def compile_chance(node: Any, L: Any) -> Callable[[State, dict], None]:
 
     kind = type(node).__name__
     if kind == "Let":
-        code = LetChanceCode()
-        code.name = node.name
-        code.outcomes = L.chance_outcomes_fn(node.value)
-        return L.add_code(code, entered=True)
+        let = LetChanceCode()
+        let.name = node.name
+        let.outcomes = L.chance_outcomes_fn(node.value)
+        return L.add_code(let, entered=True)
     if kind == "Deal":
-        code = DealCode()
-        code.count = compile_expr(node.count, L)
-        code.source = compile_expr(node.source, L)
-        code.targets = deal_targets(node, L)
-        code.face = -1 if node.face is None else (1 if node.face == "up" else 0)
-        return L.add_code(code, entered=True)
+        deal = DealCode()
+        deal.count = compile_expr(node.count, L)
+        deal.source = compile_expr(node.source, L)
+        deal.targets = deal_targets(node, L)
+        deal.face = -1 if node.face is None else (1 if node.face == "up" else 0)
+        return L.add_code(deal, entered=True)
     dest = compile_expr(node.dest, L)
     if kind == "Move" and node.selector == "random" and type_of(node.what, L) != T.ZONE:
-        code = RandomPickCode()
-        code.pool = compile_list(node.what, L)
-        code.dest = dest
-        code.face = _face_of(node, L, dest)
-        code.bottom = node.bottom
-        return L.add_code(code, entered=True)
-    code = DrawCode()
-    code.dest = dest
-    code.face = _face_of(node, L, dest)
+        pick = RandomPickCode()
+        pick.pool = compile_list(node.what, L)
+        pick.dest = dest
+        pick.face = _face_of(node, L, dest)
+        pick.bottom = node.bottom
+        return L.add_code(pick, entered=True)
+    draw = DrawCode()
+    draw.dest = dest
+    draw.face = _face_of(node, L, dest)
     if kind == "Draw":
-        code.count = compile_expr(node.count, L) if node.count is not None else None
-        code.source = compile_expr(node.source, L)
-        code.mode = TOP
+        draw.count = compile_expr(node.count, L) if node.count is not None else None
+        draw.source = compile_expr(node.source, L)
+        draw.mode = TOP
     else:
-        code.count = None
-        code.source = compile_expr(node.what, L)
-        code.mode = {"top": 0, "bottom": 1, "random": 2}[node.selector]
-    return L.add_code(code, entered=True)
+        draw.count = None
+        draw.source = compile_expr(node.what, L)
+        draw.mode = {"top": 0, "bottom": 1, "random": 2}[node.selector]
+    return L.add_code(draw, entered=True)
 
 
 def compile_choose(node: A.Choose, L: Any) -> ChooseCode:
@@ -728,8 +776,8 @@ def link_alternative(node: A.Alternative, L: Any) -> Alt | None:
     alt.offset = spec.offset
     bindings = node.bindings
     alt.names = tuple(b.var for b in bindings.items) if bindings else ()
-    alt.loops = tuple((b.var, compile_list(b.iter, L)) for b in bindings.items) if bindings else ()
-    alt.filter = compile_expr(bindings.cond, L) if bindings and bindings.cond is not None else None
+    alt.loops = tuple((b.var, compile_list(b.iter, L), compile_expr(b.cond, L) if b.cond is not None else None)
+                      for b in bindings.items) if bindings else ()
     alt.cond = compile_expr(node.cond, L) if node.cond is not None else None
     if alt.cond is not None and is_const(alt.cond):
         if not const_value(alt.cond):

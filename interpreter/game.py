@@ -1,6 +1,6 @@
 """``Game``: a spec bound to a player count and options, in the OpenSpiel shape.
 
-    game = load_game("games/highhand.yaml", players=4, options={"rounds": 5})
+    game = load_game("games/mygame.yaml", players=4, options={"rounds": 5})
     state = game.new_initial_state(seed=7)
     while not state.is_terminal():
         state.apply_action(random.choice(state.legal_actions()))
@@ -9,7 +9,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from rulespec import compile_file, compile_text
 from rulespec.check import option_value_error
@@ -69,6 +70,24 @@ class Game:
 
     def __repr__(self) -> str:
         return f"<Game {self.name} players={self.num_players} options={self.options}>"
+
+    def check_invariants(self, state: State) -> list[str]:
+        """Messages of the spec's `invariants:` that do not hold in ``state`` (empty when all hold)."""
+        failed = []
+        for message, check, span in self.link.invariants:
+            try:
+                ok = bool(check(state, {}))
+            except RuleError as exc:
+                failed.append(f"{message} (could not be evaluated: {exc})")
+                continue
+            if not ok:
+                failed.append(f"{message} ({span})")
+        return failed
+
+    @property
+    def variants(self) -> list[dict[str, Any]]:
+        """The player counts and option sets the spec lists for tools to exercise."""
+        return [{"name": v.name, "players": v.players, "options": dict(v.options)} for v in self.gamedef.model.variants]
 
     # ------------------------------------------------------------------ states
     def new_initial_state(self, seed: int = 0) -> State:

@@ -8,7 +8,8 @@ the few flow hooks (round start/end, turn start, match end). It is built once pe
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from rulespec import ast as A
 from rulespec import types as T
@@ -235,7 +236,7 @@ class Link:
             fn = compile_expr(var.initial, self)
             if T.is_list(type_of(var.initial, self)) or type_of(var.initial, self) == T.ZONE:
                 inner = compile_list(var.initial, self)
-                fn = lambda s_, e, inner=inner: list(inner(s_, e))  # noqa: E731
+                fn = lambda s_, e, inner=inner: list(inner(s_, e))
             self._initials[key] = fn
         return fn(s, {"p": p} if p is not None else {})
 
@@ -244,7 +245,7 @@ class Link:
         s.turn = 0
         s.score = [0] * self.num_players
         self.reset_variables(s, "round")
-        s.events.append({"type": "round_start", "round": s.round, "dealer": s.dealer})
+        s.events.append({"type": "round_start", "round": s.round})
 
     def start_turn(self, s: State) -> None:
         s.turn += 1
@@ -304,6 +305,7 @@ class Link:
         else:
             self._returns = lambda s, p, winners: (1.0 / len(winners)) if p in winners else 0.0
             self.utility_bounds = (0.0, 1.0, 1.0)
+        self.invariants = [(inv.message, compile_expr(inv.expr, self), inv.span) for inv in self.model.invariants]
         self._round_report = [(k, compile_expr(v, self), json_converter(type_of(v, self), self))
                               for k, v in self.model.round.report]
         self._match_report = [(k, compile_expr(v, self), json_converter(type_of(v, self), self))
@@ -312,7 +314,6 @@ class Link:
     # ------------------------------------------------------------------ state
     def new_state(self, seed: int) -> State:
         s = State.__new__(State)
-        s.game = None  # set by Game
         n = self.num_players
         count = self.cards.count
         s.zones = [[] for _ in self.zone_face]

@@ -10,7 +10,8 @@ unused ranks]`` and compares as a list: higher is better.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from rulespec.model import CategoryDef, RankingDef
 

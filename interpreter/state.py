@@ -32,9 +32,40 @@ _FORMAT = 1
 
 
 class State:
-    __slots__ = ("game",) + _FIELDS
+    __slots__ = (
+        "game", "zones", "loc", "face", "shuffled", "g", "pv", "score", "total", "skips", "piece_cell",
+        "cell_piece", "round", "turn", "current", "dealer", "in_play", "ending", "stack", "pending", "rng",
+        "history", "events", "over", "winners_", "returns_",
+    )
 
-    def __init__(self, game: "Game"):
+    game: Game
+    zones: list[list[int]]  # card ids per zone instance, bottom to top
+    loc: list[int]  # zone of each card
+    face: list[int]  # 1 face up, 0 face down, per card
+    shuffled: list[bool]  # per zone: order unknown (draws are random)
+    g: list[Any]  # global variables by slot
+    pv: list[list[Any]]  # per-player variables: [slot][seat]
+    score: list[Any]  # this round's score per seat
+    total: list[Any]  # match total per seat
+    skips: list[int]  # turns each seat will skip
+    piece_cell: list[int]  # cell of each piece, -1 off the board
+    cell_piece: list[int]  # piece on each cell, -1 empty
+    round: int
+    turn: int
+    current: int
+    dealer: int
+    in_play: bool  # turns are running (round end conditions apply)
+    ending: bool  # `end game` was reached
+    stack: list[list[Any]]  # frames: the continuation of the rules
+    pending: list[Any] | None  # [player, legal ids, options, code, env], or a chance event
+    rng: int
+    history: list[int]
+    events: list[dict[str, Any]]
+    over: bool
+    winners_: list[int]
+    returns_: list[float]
+
+    def __init__(self, game: Game):
         self.game = game
 
     # ------------------------------------------------------------------ API
@@ -92,6 +123,7 @@ class State:
 
     def _illegal_message(self, action: int) -> str:
         pending = self.pending
+        assert pending is not None
         who = "chance" if pending[0] == CHANCE else f"player {pending[0]}"
         shown = [f"{a} ({self.action_to_string(a)})" for a in pending[1][:12]]
         more = f" and {len(pending[1]) - 12} more" if len(pending[1]) > 12 else ""
@@ -127,7 +159,7 @@ class State:
     def events_list(self) -> list[dict[str, Any]]:
         return self.events
 
-    def clone(self) -> "State":
+    def clone(self) -> State:
         other = State.__new__(State)
         other.game = self.game
         other.zones = [list(z) for z in self.zones]
@@ -190,7 +222,7 @@ class State:
         return f"<State {self.game.name} round={self.round} moves={len(self.history)} player={self.current_player()}>"
 
     @classmethod
-    def from_dict(cls, game: "Game", data: dict[str, Any]) -> "State":
+    def from_dict(cls, game: Game, data: dict[str, Any]) -> State:
         if data.get("format") != _FORMAT:
             raise ValueError(f"unknown state format {data.get('format')!r}")
         if data.get("game") != game.fingerprint():
@@ -247,7 +279,8 @@ def take_card(s: State, zone: int, mode: int) -> int | None:
 def move_piece(s: State, piece: int, cell: int, span: Any = None) -> None:
     occupant = s.cell_piece[cell]
     if occupant >= 0 and occupant != piece:
-        raise RuleError(f"cell {s.game.board.names[cell]} already holds a piece", span)
+        names = s.game.board.names if s.game.board else ()
+        raise RuleError(f"cell {names[cell]} already holds a piece", span)
     old = s.piece_cell[piece]
     if old >= 0:
         s.cell_piece[old] = -1

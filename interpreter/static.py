@@ -5,7 +5,8 @@ and `option.NAME`."""
 from __future__ import annotations
 
 import operator
-from typing import Any, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from rulespec import ast as A
 
@@ -18,7 +19,7 @@ _OPS = {
     "/": operator.truediv, "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
     ">": operator.gt, ">=": operator.ge,
 }
-_FUNCS = {"max": max, "min": min, "abs": abs, "int": int}
+_FUNCS: dict[str, Callable[..., Any]] = {"max": max, "min": min, "abs": abs, "int": int}
 
 
 def evaluate_static(node: Any, options: Mapping[str, Any], num_players: int | None) -> Any:

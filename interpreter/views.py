@@ -132,7 +132,8 @@ def render_text(s: State, player: int | None) -> str:
         lines.append(f"  {link.zone_label[z]}: {shown}")
     if link.board is not None:
         lines.append(render_board(s))
-    lines.append("  scores " + " ".join(f"{link.seat_names[p]}={s.score[p]}/{s.total[p]}" for p in range(link.num_players)))
+    scores = " ".join(f"{link.seat_names[p]}={s.score[p]}/{s.total[p]}" for p in range(link.num_players))
+    lines.append(f"  scores {scores}")
     return "\n".join(lines)
 
 

@@ -2,7 +2,7 @@
 
     from rulespec import compile_file, SpecError
     try:
-        gamedef = compile_file("games/highhand.yaml")
+        gamedef = compile_file("games/mygame.yaml")
     except SpecError as error:
         print(error)          # every problem, as file:line:col: error: message + caret
 """

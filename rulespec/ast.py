@@ -6,7 +6,7 @@ Every node carries ``span``: the file position it was written at.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from .errors import SourceSpan
 
@@ -30,31 +30,31 @@ class Name(Node):
 
 @dataclass(frozen=True, slots=True)
 class Attr(Node):
-    obj: "Expr"
+    obj: Expr
     name: str
 
 
 @dataclass(frozen=True, slots=True)
 class Index(Node):
-    obj: "Expr"
-    index: "Expr"
+    obj: Expr
+    index: Expr
 
 
 @dataclass(frozen=True, slots=True)
 class Call(Node):
     func: str
-    args: tuple["Expr", ...]
-    kwargs: tuple[tuple[str, "Expr"], ...] = ()
+    args: tuple[Expr, ...]
+    kwargs: tuple[tuple[str, Expr], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class Comp(Node):
     """``elt for var in iter if cond`` inside an aggregate or a list."""
 
-    elt: "Expr"
+    elt: Expr
     var: str
-    iter: "Expr"
-    cond: "Expr | None"
+    iter: Expr
+    cond: Expr | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +65,7 @@ class Agg(Node):
 
 @dataclass(frozen=True, slots=True)
 class ListLit(Node):
-    items: tuple["Expr", ...]
+    items: tuple[Expr, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,36 +76,40 @@ class ListComp(Node):
 @dataclass(frozen=True, slots=True)
 class BinOp(Node):
     op: str  # + - * / // % == != < <= > >= in notin and or
-    left: "Expr"
-    right: "Expr"
+    left: Expr
+    right: Expr
 
 
 @dataclass(frozen=True, slots=True)
 class Unary(Node):
     op: str  # not, neg
-    operand: "Expr"
+    operand: Expr
 
 
 @dataclass(frozen=True, slots=True)
 class Cond(Node):
-    test: "Expr"
-    body: "Expr"
-    orelse: "Expr"
+    test: Expr
+    body: Expr
+    orelse: Expr
 
 
-Expr = Union[Const, Name, Attr, Index, Call, Agg, ListLit, ListComp, BinOp, Unary, Cond]
+# An expression node: Const, Name, Attr, Index, Call, Agg, ListLit, ListComp, BinOp, Unary or Cond.
+# (Typed as Any: the compilers dispatch on the node class at run time.)
+Expr = Any
 
 
 @dataclass(frozen=True, slots=True)
 class Binding(Node):
+    """``var in iter [if cond]``: the filter may use this and earlier variables."""
+
     var: str
     iter: Expr
+    cond: Expr | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Bindings(Node):
     items: tuple[Binding, ...]
-    cond: Expr | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,19 +215,19 @@ class Pass(Node):
 @dataclass(frozen=True, slots=True)
 class If(Node):
     cond: Expr
-    then: "Block"
-    orelse: "Block"
+    then: Block
+    orelse: Block
 
 
 @dataclass(frozen=True, slots=True)
 class For(Node):
     bindings: Bindings
-    body: "Block"
+    body: Block
 
 
 @dataclass(frozen=True, slots=True)
 class Repeat(Node):
-    body: "Block"
+    body: Block
     until: Expr
     max: int | None
 
@@ -231,7 +235,7 @@ class Repeat(Node):
 @dataclass(frozen=True, slots=True)
 class While(Node):
     cond: Expr
-    body: "Block"
+    body: Block
     max: int | None
 
 
@@ -243,21 +247,20 @@ class Alternative(Node):
     bindings: Bindings | None
     cond: Expr | None
     label: Template | None
-    body: "Block"
+    body: Block
 
 
 @dataclass(frozen=True, slots=True)
 class Choose(Node):
     alternatives: tuple[Alternative, ...]
     by: Expr | None
-    orelse: "Block | None"
+    orelse: Block | None
     prompt: str | None
 
 
-Stmt = Union[
-    Move, Draw, Deal, Shuffle, Flip, Assign, Let, Emit, End, Skip, Place, Remove, CallProc, Pass,
-    If, For, Repeat, While, Choose,
-]
+# A statement node: Move, Draw, Deal, Shuffle, Flip, Assign, Let, Emit, End, Skip, Place, Remove,
+# CallProc, Pass, If, For, Repeat, While or Choose.
+Stmt = Any
 
 
 @dataclass(frozen=True, slots=True)

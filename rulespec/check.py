@@ -8,8 +8,9 @@ integers at run time).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from . import ast as A
 from . import types as T
@@ -43,7 +44,7 @@ class Scope:
 
     __slots__ = ("names", "parent")
 
-    def __init__(self, names: dict[str, str] | None = None, parent: "Scope | None" = None):
+    def __init__(self, names: dict[str, str] | None = None, parent: Scope | None = None):
         self.names = names or {}
         self.parent = parent
 
@@ -55,7 +56,7 @@ class Scope:
             scope = scope.parent
         return None
 
-    def child(self, names: dict[str, str] | None = None) -> "Scope":
+    def child(self, names: dict[str, str] | None = None) -> Scope:
         return Scope(dict(names or {}), self)
 
     def all_names(self) -> list[str]:
@@ -144,7 +145,8 @@ class Checker:
         if name in self.zones:
             zone = self.zones[name]
             if zone.per is not None:
-                self.error(node.span, f"zone '{name}' is one per {zone.per}: write {name}({'p' if zone.per == 'player' else 'c'})")
+                arg = "p" if zone.per == "player" else "c"
+                self.error(node.span, f"zone '{name}' is one per {zone.per}: write {name}({arg})")
                 return T.ZONE
             self.info.refs[id(node)] = ("zone", name)
             return T.ZONE
@@ -397,7 +399,8 @@ class Checker:
         if node.func in ("pieces", "slides", "piece_at", "cell", "empty_cells", "start_cells", "line") \
                 and self.m.board is None:
             self.error(node.span, f"{node.func}() needs a `board:` section")
-        if node.func == "cell" and node.args and isinstance(node.args[0], A.Const) and isinstance(node.args[0].value, str):
+        first = node.args[0] if node.args else None
+        if node.func == "cell" and isinstance(first, A.Const) and isinstance(first.value, str):
             self.check_cell_name(node.args[0].value, node.args[0].span)
         result = sig.result
         if result == "elem0":
@@ -424,8 +427,8 @@ class Checker:
         self.info.refs[id(node)] = ("define", name)
         arg_types = tuple(self.expr(arg, scope) for arg in args)
         if len(args) != len(define.params):
-            self.error(node.span, f"'{name}' takes {len(define.params)} argument{'s' if len(define.params) != 1 else ''}, "
-                       f"not {len(args)}")
+            count = len(define.params)
+            self.error(node.span, f"'{name}' takes {count} argument{'s' if count != 1 else ''}, not {len(args)}")
             return T.ANY
         if define.body is None:
             return T.ANY
@@ -570,7 +573,8 @@ class Checker:
         if scope.lookup(node.name) is not None and node.name in scope.names:
             self.error(node.span, f"'{node.name}' is already defined in this block")
         if node.name in T.BUILTIN_NAMES or node.name in self.variables or node.name in self.zones:
-            self.error(node.span, f"'{node.name}' already names a {'variable' if node.name in self.variables else 'built-in or zone'}",
+            what = "variable" if node.name in self.variables else "built-in or zone"
+            self.error(node.span, f"'{node.name}' already names a {what}",
                        "pick another name")
         scope.names[node.name] = value
         return random
@@ -698,8 +702,8 @@ class Checker:
                 self.error(binding.span, f"'{binding.var}' is bound twice")
             inner.names[binding.var] = var_type
             params.append((binding.var, var_type, binding))
-        if bindings.cond is not None:
-            self.expect(bindings.cond, self.expr(bindings.cond, inner), T.BOOL, "the filter")
+            if binding.cond is not None:
+                self.expect(binding.cond, self.expr(binding.cond, inner), T.BOOL, "the filter")
         return inner, params
 
     def stmt_For(self, node: A.For, scope: Scope, ctx: _Context) -> int:
@@ -861,9 +865,9 @@ def check_cards(c: Checker) -> None:
     declared = {a.name: a for a in cards.attributes}
     seen: dict[str, set[str]] = {}
     for entry in cards.entries:
-        for name, values, span in entry.family:
+        for name, values, _ in entry.family:
             seen.setdefault(name, set()).update(_value_type(v) for v in values)
-        for name, value, span in entry.attrs:
+        for name, value, _ in entry.attrs:
             seen.setdefault(name, set()).add(_value_type(value))
     for name, kinds in seen.items():
         attr = declared.get(name)
@@ -894,7 +898,8 @@ def check_cards(c: Checker) -> None:
             for value in values:
                 _check_attr_value(c, declared.get(name), name, value, span)
     if cards.name_template is None and not any(n == "name" for e in cards.entries for n, _, _ in e.attrs):
-        c.error(cards.span, "cards need names: give each card a `name`, or a template `cards.name: \"{colour} {number}\"`")
+        c.error(cards.span, "cards need names",
+                "give each card a `name`, or a template like `cards.name: \"{colour} {number}\"`")
     for entry in cards.entries:
         for name, value, span in entry.attrs:
             if name == "name" and isinstance(value, str) and "{" in value:
@@ -961,7 +966,8 @@ def check_zones_board_pieces(c: Checker) -> None:
             if count not in c.m.players:
                 c.error(span, f"starting cells for {count} players, but the game allows {_players_text(c.m.players)}")
             if len(seats) != count:
-                c.error(span, f"starting cells for {count} players list {len(seats)} seat{'s' if len(seats) != 1 else ''}")
+                plural = "s" if len(seats) != 1 else ""
+                c.error(span, f"starting cells for {count} players list {len(seats)} seat{plural}")
             for seat in seats:
                 for cell in seat:
                     c.check_cell_name(cell, span)
@@ -1041,8 +1047,8 @@ def check_flow(c: Checker) -> None:
     if m.match.winners is not None:
         c.expect(m.match.winners, c.expr(m.match.winners, Scope()), T.list_of(T.PLAYER), "match.winners")
     if m.match.returns is not None:
-        c.expect(m.match.returns.value, c.expr(m.match.returns.value, Scope({"p": T.PLAYER, "winners": T.list_of(T.PLAYER)})),
-                 (T.INT, T.NUM), "match.returns.value")
+        scope = Scope({"p": T.PLAYER, "winners": T.list_of(T.PLAYER)})
+        c.expect(m.match.returns.value, c.expr(m.match.returns.value, scope), (T.INT, T.NUM), "match.returns.value")
         if m.match.returns.min > m.match.returns.max:
             c.error(m.match.returns.span, "match.returns: min is greater than max")
     for _, expr in m.match.report:
@@ -1112,7 +1118,8 @@ def _check_ends(c: Checker) -> None:
 def check_variants(c: Checker) -> None:
     for case in c.m.variants:
         if case.players is not None and case.players not in c.m.players:
-            c.error(case.span, f"variant '{case.name}' has {case.players} players; the game allows {_players_text(c.m.players)}")
+            allowed = _players_text(c.m.players)
+            c.error(case.span, f"variant '{case.name}' has {case.players} players; the game allows {allowed}")
         for name, value in case.options:
             opt = c.options.get(name)
             if opt is None:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 from .check import CheckInfo, check_model
 from .errors import Diagnostics, LanguageError, SemanticError, SpecError

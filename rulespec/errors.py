@@ -16,9 +16,9 @@ line and a caret under the column, then an optional ``hint:`` line.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from difflib import get_close_matches
-from typing import Iterable, Mapping
 
 __all__ = [
     "SourceSpan",
@@ -47,7 +47,7 @@ class SourceSpan:
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
 
-    def shifted(self, lines: int, col: int) -> "SourceSpan":
+    def shifted(self, lines: int, col: int) -> SourceSpan:
         return SourceSpan(self.file, self.line + lines, col)
 
 

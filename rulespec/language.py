@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Callable
+from typing import Any
 
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
@@ -156,7 +157,10 @@ def _closing_brace(raw: str, start: int) -> int:
 class _Slice(PosStr):
     """A substring of a PosStr that still maps offsets into the file."""
 
-    def __new__(cls, parent: PosStr, start: int, end: int) -> "_Slice":
+    _parent: PosStr
+    _start: int
+
+    def __new__(cls, parent: PosStr, start: int, end: int) -> _Slice:
         obj = str.__new__(cls, str(parent)[start:end])
         obj.span = parent.at(start)
         obj._parent = parent
@@ -191,7 +195,7 @@ def _token_word(name: str) -> str:
         pattern = _parser().get_terminal(name).pattern
         if pattern.type == "str":
             return f"'{pattern.value}'"
-    except Exception:  # noqa: BLE001 - a label only
+    except Exception:
         pass
     return name.lower()
 
@@ -201,7 +205,8 @@ def _syntax_message(exc: UnexpectedInput, text: str, start: str) -> str:
     if isinstance(exc, UnexpectedEOF):
         return f"the {what} ends too early"
     if isinstance(exc, UnexpectedCharacters):
-        ch = text[exc.pos_in_stream] if 0 <= exc.pos_in_stream < len(text) else "?"
+        pos = exc.pos_in_stream or 0
+        ch = text[pos] if 0 <= pos < len(text) else "?"
         return f"unexpected character '{ch}' in {what}"
     if isinstance(exc, UnexpectedToken):
         token = exc.token
@@ -227,7 +232,8 @@ def _syntax_hint(exc: UnexpectedInput, text: str) -> str | None:
             word = before.split()[-1] if before.split() else ""
             return f"is an operator missing after '{word}', or is '{word}' a misspelled keyword?"
     if isinstance(exc, UnexpectedCharacters):
-        ch = text[exc.pos_in_stream] if 0 <= exc.pos_in_stream < len(text) else ""
+        pos = exc.pos_in_stream or 0
+        ch = text[pos] if 0 <= pos < len(text) else ""
         if ch == "&":
             return "use `and`"
         if ch == "|":
@@ -259,7 +265,7 @@ _BINOPS = {
 
 
 def _binop(op: str) -> Callable[..., A.BinOp]:
-    def build(self: "_ToAst", meta: Any, children: list[Any]) -> A.BinOp:
+    def build(self: _ToAst, meta: Any, children: list[Any]) -> A.BinOp:
         return A.BinOp(self.span(meta), op, children[0], children[1])
 
     return build
@@ -343,7 +349,7 @@ class _ToAst(Transformer):
         return A.Comp(span, elt, str(var), it, cond)
 
     @v_args(meta=True)
-    def list(self, meta: Any, children: list[Any]) -> A.ListLit:
+    def list_lit(self, meta: Any, children: list[Any]) -> A.ListLit:
         items = tuple(children[0].children) if children and children[0] is not None else ()
         return A.ListLit(self.span(meta), items)
 
@@ -370,13 +376,11 @@ class _ToAst(Transformer):
     # ---- bindings
     @v_args(meta=True)
     def binding(self, meta: Any, children: list[Any]) -> A.Binding:
-        return A.Binding(self.tok_span(children[0]), str(children[0]), children[1])
+        return A.Binding(self.tok_span(children[0]), str(children[0]), children[1], children[2])
 
     @v_args(meta=True)
     def bindings(self, meta: Any, children: list[Any]) -> A.Bindings:
-        cond = children[-1]
-        items = tuple(c for c in children[:-1] if isinstance(c, A.Binding))
-        return A.Bindings(self.span(meta), items, cond)
+        return A.Bindings(self.span(meta), tuple(c for c in children if isinstance(c, A.Binding)))
 
     # ---- statements
     def sel_one(self, _: list[Any]) -> str:

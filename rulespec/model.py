@@ -321,7 +321,8 @@ class _Builder:
             if isinstance(entry, str):
                 alternatives.append(ActionRef(str(entry), entry_span))
             else:
-                alternatives.append(self.alternative(entry, str(entry["action"]), value_span(entry, "action") or entry_span))
+                name_span = value_span(entry, "action") or entry_span
+                alternatives.append(self.alternative(entry, str(entry["action"]), name_span))
         by = self.expr(item, "by") if "by" in item else None
         orelse = self.block(item, "else") if "else" in item else None
         if isinstance(what, dict):  # an inline action may say `by:` and `else:` itself
@@ -419,7 +420,7 @@ class _Builder:
         section = data.get("variables") or {}
         out = []
         for name, body in section.items():
-            initial = None
+            initial: Any = None
             if "initial" in body:
                 value = body["initial"]
                 if isinstance(value, list):
@@ -427,6 +428,8 @@ class _Builder:
                     initial = A.ListLit(value_span(body, "initial") or _NOWHERE, tuple(i for i in items if i))
                 elif value is None:
                     initial = self.const(None, value_span(body, "initial"))
+                elif value == "":
+                    initial = self.const("", value_span(body, "initial"))
                 else:
                     initial = self.expr(body, "initial")
             out.append(VarDef(str(name), str(body["type"]), body.get("per"), initial,
@@ -636,7 +639,7 @@ def build_model(data: Any, file: str, diags: Diagnostics) -> SpecModel:
         seat_names=tuple(str(s) for s in game.get("seat_names") or ()),
         max_actions=(b.expr(limits, "actions") if "actions" in limits else None)
         or A.Const(span_of(game) or _NOWHERE, DEFAULT_MAX_ACTIONS),
-        max_actions_span=value_span(limits, "actions") if "actions" in limits else (span_of(game) or _NOWHERE),
+        max_actions_span=(value_span(limits, "actions") if "actions" in limits else span_of(game)) or _NOWHERE,
         loop_limit=int(limits.get("loop", DEFAULT_LOOP_LIMIT)),
         options=b.options(data),
         cards=b.cards(data),

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Iterable
+from typing import Any
 
 import jsonschema
 from jsonschema.exceptions import ValidationError
@@ -43,7 +44,8 @@ def _validator() -> jsonschema.Draft202012Validator:
 def validate_structure(data: Any, diags: Diagnostics) -> None:
     """Report every structural problem of ``data`` (positions from the loader)."""
     if not isinstance(data, dict):
-        diags.error(span_of(data) or SourceSpan("<spec>", 1, 1), "a spec must be a mapping of sections (game:, round:, ...)")
+        diags.error(span_of(data) or SourceSpan("<spec>", 1, 1),
+                    "a spec must be a mapping of sections (game:, round:, ...)")
         diags.raise_if_any(SchemaError)
     for error in _leaf_errors(_validator().iter_errors(data)):
         _report(error, data, diags)
@@ -152,7 +154,7 @@ def _report(error: ValidationError, data: Any, diags: Diagnostics) -> None:
         return
     if validator == "type":
         wanted = value if isinstance(value, list) else [value]
-        words = " or ".join(_TYPE_WORDS.get(w, w) for w in wanted)
+        words = " or ".join(_TYPE_WORDS.get(str(w), str(w)) for w in wanted)
         diags.error(span, f"{where} must be {words}, not {_describe(instance)}")
         return
     if validator == "enum":
@@ -185,7 +187,8 @@ def _report(error: ValidationError, data: Any, diags: Diagnostics) -> None:
         elif isinstance(instance, str) and ".." in str(error.schema.get("pattern", "")):
             diags.error(span, f"{where} must be a list or a range like \"1..13\" (got {_describe(instance)})")
         elif "\\(" in str(value):
-            diags.error(span, f"'{instance}' is not a valid name: use lower_case letters, digits and _, with optional (params)")
+            diags.error(span, f"'{instance}' is not a valid name",
+                        "use lower_case letters, digits and _, optionally with (params)")
         elif "[a-z][0-9]" in str(value):
             diags.error(span, f"'{instance}' is not a cell name like a1")
         else:
@@ -203,11 +206,11 @@ def _report(error: ValidationError, data: Any, diags: Diagnostics) -> None:
 
 
 def _anyof_hint(error: ValidationError) -> str | None:
-    kinds = set()
+    kinds: set[str] = set()
     for sub in error.context or []:
         if sub.validator == "type":
             wanted = sub.validator_value if isinstance(sub.validator_value, list) else [sub.validator_value]
-            kinds.update(_TYPE_WORDS.get(w, w) for w in wanted)
+            kinds.update(_TYPE_WORDS.get(str(w), str(w)) for w in wanted)
         elif sub.validator == "pattern":
             kinds.add("a name")
     if kinds:

@@ -43,7 +43,7 @@ class PosStr(str):
     _raw: str
     _style: str | None
 
-    def __new__(cls, value: str, span: SourceSpan, raw: str = "", style: str | None = None) -> "PosStr":
+    def __new__(cls, value: str, span: SourceSpan, raw: str = "", style: str | None = None) -> PosStr:
         obj = super().__new__(cls, value)
         obj.span = span
         obj._raw = raw
@@ -152,6 +152,18 @@ class _BoundedLoader(yaml.SafeLoader):
             self.depth -= 1
 
 
+def _yaml_hint(problem: str) -> str | None:
+    if "but got '['" in problem or "but got '{'" in problem:
+        return "a [ or { inside a [ ] list starts a nested list or mapping: quote the whole item"
+    if "<block mapping start>" in problem or "<block end>" in problem:
+        return "check the indentation of this line against the lines above it"
+    if "mapping values are not allowed" in problem:
+        return "a ': ' inside plain text starts a mapping: quote the whole text"
+    if "found character '\\t'" in problem:
+        return "YAML indentation must use spaces, not tabs"
+    return None
+
+
 def _span(file: str, mark: Any) -> SourceSpan:
     return SourceSpan(file, mark.line + 1, mark.column + 1)
 
@@ -178,7 +190,8 @@ def load_yaml(text: str, file: str, diags: Diagnostics | None = None) -> Any:
         message = (exc.problem or exc.context or "invalid YAML").strip()
         if exc.context and exc.problem:
             message = f"{exc.problem} ({exc.context})"
-        diags.error(_span(file, mark) if mark else SourceSpan(file, 1, 1), f"YAML syntax: {message}")
+        diags.error(_span(file, mark) if mark else SourceSpan(file, 1, 1), f"YAML syntax: {message}",
+                    _yaml_hint(str(exc.problem or "")))
         diags.raise_if_any(YamlSyntaxError)
     except (yaml.YAMLError, ValueError, UnicodeError) as exc:
         diags.error(SourceSpan(file, 1, 1), f"YAML syntax: {exc}")

@@ -70,20 +70,21 @@ def load_with_variants(path: str, diags: Diagnostics, text: str | None = None,
             continue
         _merge_key(base, key, value, data)
     for i, patch in enumerate(data.get("patches") or []):
-        _apply_patch(base, patch, value_span(data["patches"], i) or ref_span, diags)
+        _apply_patch(base, patch, value_span(data["patches"], i) or ref_span or data.span, diags)
     diags.raise_if_any(VariantError)
     return base
 
 
-def _merge_key(target: PosDict, key: str, value: Any, source: PosDict) -> None:
+def _merge_key(target: Any, key: str, value: Any, source: Any) -> None:
     if isinstance(value, dict) and isinstance(target.get(key), dict):
         inner = target[key]
         for k, v in value.items():
             _merge_key(inner, k, v, value)
         return
     target[key] = value
-    target.key_spans[key] = source.key_spans.get(key, source.span)
-    target.value_spans[key] = source.value_spans.get(key, source.span)
+    if isinstance(target, PosDict) and isinstance(source, PosDict):
+        target.key_spans[key] = source.key_spans.get(key, source.span)
+        target.value_spans[key] = source.value_spans.get(key, source.span)
 
 
 def _pointer(path: str) -> list[str]:

@@ -8,7 +8,8 @@ public API only.
 from __future__ import annotations
 
 import random
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import interpreter
 from interpreter.state import State, move_card

@@ -1,0 +1,684 @@
+"""Each generic mechanism of the interpreter, driven by a tiny inline spec."""
+
+from __future__ import annotations
+
+import random
+import textwrap
+
+import pytest
+
+import interpreter
+from interpreter import IllegalActionError, RuleError
+from tests.support import act, card_ids, labels, play_random, zone_names
+
+BASE = """
+game: {name: Tiny, players: [2, 3, 4]}
+"""
+
+
+def make(*parts: str, players: int = 2, options: dict | None = None, explicit: bool = False,
+         base: str = BASE) -> interpreter.Game:
+    text = "\n".join(textwrap.dedent(p) for p in (base,) + parts)
+    return interpreter.game_from_text(text, players=players, options=options, explicit_chance=explicit)
+
+
+def names_in(state, zone, owner=None):
+    return zone_names(state, zone, owner)
+
+
+# ---------------------------------------------------------------- card tables
+
+
+def test_card_table_attributes_copies_families_and_decks():
+    game = make("""
+        options: {decks: {type: int, default: 2, min: 1, max: 3}}
+        cards:
+          decks: option.decks
+          name: "{colour} {rank}"
+          list:
+            - {family: {colour: [Red, Blue], rank: "1..3"}, copies: 2}
+        zones: {deck: {}}
+        round: {turn: [end game]}
+    """)
+    table = game.cards
+    assert table.count == 2 * 3 * 2 * 2  # colours x ranks x copies x decks
+    assert table.kinds == 6  # copies and decks share a kind
+    assert table.kind_names == ("Red 1", "Red 2", "Red 3", "Blue 1", "Blue 2", "Blue 3")
+    assert table.attrs["rank"][:4] == (1, 1, 2, 2)
+    assert make("""
+        options: {decks: {type: int, default: 2, min: 1, max: 3}}
+        cards:
+          decks: option.decks
+          name: "{colour} {rank}"
+          list:
+            - {family: {colour: [Red, Blue], rank: "1..3"}, copies: 2}
+        zones: {deck: {}}
+        round: {turn: [end game]}
+    """, options={"decks": 1}).cards.count == 12
+
+
+def test_all_cards_start_in_the_first_shared_zone_face_by_zone():
+    game = make("""
+        cards: {list: [{name: A, copies: 3}, {name: B}]}
+        zones:
+          hand: {per: player, visibility: owner}
+          pile: {visibility: hidden}
+        round: {turn: [end game]}
+    """)
+    state = game.new_initial_state(0)
+    assert names_in(state, "pile") == ["A", "A", "A", "B"]
+
+
+# ---------------------------------------------------------------- zones, deal, draw, move
+
+
+CARD_GAME = """
+cards: {list: [{family: {n: "1..8"}, name: "C{n}"}]}
+zones:
+  pile: {visibility: hidden}
+  hand: {per: player, visibility: owner}
+  table: {visibility: public}
+  down: {per: player, visibility: public, face: down}
+  discard: {visibility: top}
+"""
+
+
+def test_deal_draw_move_and_order():
+    game = make(CARD_GAME, """
+        round:
+          setup:
+            - deal 2 from pile to hand
+            - draw 1 from pile to table
+            - move top pile to table
+            - move bottom pile to table at bottom
+          turn: [end game]
+    """)
+    state = game.new_initial_state(0)
+    # unshuffled pile C1..C8 (C8 on top); dealing starts left of the dealer (seat 0 deals)
+    assert names_in(state, "hand", 1) == ["C8", "C6"]
+    assert names_in(state, "hand", 0) == ["C7", "C5"]
+    assert names_in(state, "table") == ["C1", "C4", "C3"]
+    assert names_in(state, "pile") == ["C2"]
+
+
+def test_draw_stops_when_the_pile_is_empty():
+    game = make(CARD_GAME, """
+        round:
+          setup: [draw 20 from pile to table]
+          turn: [end game]
+    """)
+    state = game.new_initial_state(0)
+    assert len(names_in(state, "table")) == 8 and names_in(state, "pile") == []
+
+
+def test_shuffle_is_seeded_and_reshuffle_mixes_returned_cards():
+    spec = """
+        round:
+          setup: [shuffle pile, draw 8 from pile to table]
+          turn: [end game]
+    """
+    orders = {tuple(names_in(make(CARD_GAME, spec).new_initial_state(seed), "table")) for seed in range(8)}
+    assert len(orders) > 4  # different seeds, different orders
+    a = names_in(make(CARD_GAME, spec).new_initial_state(3), "table")
+    b = names_in(make(CARD_GAME, spec).new_initial_state(3), "table")
+    assert a == b  # same seed, same order
+
+
+def test_visibility_owner_hidden_public_top_and_face_down():
+    game = make(CARD_GAME, """
+        round:
+          setup:
+            - deal 1 from pile to hand
+            - deal 1 from pile to down
+            - draw 2 from pile to discard
+            - draw 1 from pile to table
+          turn: [end game]
+    """)
+    state = game.new_initial_state(0)
+    view = state.observation(0)["zones"]
+    assert view["pile"] == {"count": 1}
+    assert view["hand"][0] == names_in(state, "hand", 0) and view["hand"][1] == {"count": 1}
+    assert view["down"][0] == names_in(state, "down", 0)  # the owner sees their face-down card
+    assert view["down"][1] == [None]  # others see a face-down card, not its name
+    assert view["discard"] == {"count": 2, "top": names_in(state, "discard")[-1]}
+    assert view["table"] == names_in(state, "table")
+
+
+def test_flip_turns_cards_face_up():
+    game = make(CARD_GAME, """
+        round:
+          setup: [deal 1 from pile to down, "flip down(player(1)) face up"]
+          turn: [end game]
+    """)
+    state = game.new_initial_state(0)
+    assert state.observation(0)["zones"]["down"][1] == names_in(state, "down", 1)
+
+
+# ---------------------------------------------------------------- turns, seats, dealer
+
+
+def test_seat_order_start_player_dealer_rotation_and_rounds():
+    game = make("""
+        variables: {log: {type: players, initial: []}}
+        round:
+          setup: ["dealer = left(dealer) if round > 1 else dealer"]
+          turn:
+            - log += [current]
+            - if: turn == num_players
+              then: [end round]
+        match: {end_when: round >= 3}
+    """, players=3)
+    state = game.new_initial_state(0)
+    # no decision at all: the match runs to the end
+    assert state.is_terminal()
+    # round 1 dealer 0 -> starts at 1; round 2 dealer 1 -> 2; round 3 dealer 2 -> 0
+    assert state.observation(0)["variables"]["log"] == [1, 2, 0, 2, 0, 1, 0, 1, 2]
+    assert [e["round"] for e in state.events if e["type"] == "round_start"] == [1, 2, 3]
+
+
+def test_unreachable_phases_are_rejected():
+    with pytest.raises(Exception) as info:
+        make("""
+        variables: {trace: {type: players, initial: []}, steps: {type: int, initial: 0}}
+        round:
+          phases:
+            - name: bid
+              first: player(1)
+              turn: [steps += 1, "trace += [current]"]
+              end_when: steps >= 2
+              next: play
+            - name: skipped
+              turn: [pass]
+              end_when: true
+            - name: play
+              first: player(0)
+              order: right
+              turn: [steps += 1, "trace += [current]"]
+              end_when: steps >= 5
+        match: {end_when: true}
+    """, players=3)
+    # phase `skipped` is unreachable (bid jumps to play): the checker rejects that
+    assert "phase 'skipped' can never be reached" in str(info.value)
+
+
+def test_phases_order_right_and_next():
+    game = make("""
+        variables: {trace: {type: players, initial: []}, steps: {type: int, initial: 0}}
+        round:
+          phases:
+            - name: bid
+              first: player(1)
+              turn: [steps += 1, "trace += [current]"]
+              end_when: steps >= 2
+            - name: play
+              first: player(0)
+              order: right
+              turn: [steps += 1, "trace += [current]"]
+              end_when: steps >= 5
+        match: {end_when: true}
+    """, players=3)
+    state = game.new_initial_state(0)
+    assert state.observation(0)["variables"]["trace"] == [1, 2, 0, 2, 1]
+
+
+def test_skip_next_turn():
+    game = make("""
+        variables: {trace: {type: players, initial: []}}
+        round:
+          setup: [skip player(2)]
+          turn:
+            - trace += [current]
+            - if: turn == 4
+              then: [end round]
+        match: {end_when: true}
+    """, players=3)
+    state = game.new_initial_state(0)
+    assert state.observation(0)["variables"]["trace"] == [1, 0, 1, 2]
+    assert {"type": "turn_skipped", "player": 2} in state.events
+
+
+# ---------------------------------------------------------------- decisions
+
+
+def test_choose_cards_players_and_named_options_with_conditions():
+    game = make(CARD_GAME, """
+        variables: {picked: {type: str, initial: ''}}
+        round:
+          setup: [deal 3 from pile to hand]
+          turn:
+            - choose:
+                action: give
+                for: c in hand(current) if c.n > 6, to in others(current)
+                label: "give {c} to {to}"
+                do: [move c to hand(to)]
+            - choose:
+                action: word
+                for: w in ['hit', 'stay']
+                if: count(hand(current)) < 3
+                do: [picked = w]
+            - end game
+    """)
+    state = game.new_initial_state(0)
+    # seat 1 starts; it holds C8, C6, C4 (dealt from the top, seat 1 first): only C8 > 6
+    assert sorted(labels(state)) == ["give C8 to P0"]
+    act(state, "give C8 to P0")
+    assert "C8" in names_in(state, "hand", 0)
+    assert sorted(labels(state)) == ["word w=hit", "word w=stay"]
+    act(state, "word w=stay")
+    assert state.observation(0)["variables"]["picked"] == "stay"
+
+
+def test_action_ids_are_stable_and_encode_card_kinds():
+    game = make("""
+        cards: {list: [{name: X, copies: 2}, {name: Y}]}
+        zones: {hand: {per: player}, pile: {}}
+        round:
+          setup: [deal 3 from pile to hand]
+          turn:
+            - choose: {action: play, for: c in hand(current), do: [end game]}
+    """, players=2)
+    state = game.new_initial_state(0)
+    # two copies of X are one action
+    assert state.legal_actions() == sorted(set(state.legal_actions()))
+    ids = [a for a in state.legal_actions()]
+    assert all(0 <= a < game.num_distinct_actions for a in ids)
+    assert game.num_distinct_actions == 2  # kinds X and Y
+    assert make("""
+        cards: {list: [{name: X, copies: 2}, {name: Y}]}
+        zones: {hand: {per: player}, pile: {}}
+        round:
+          setup: [deal 3 from pile to hand]
+          turn:
+            - choose: {action: play, for: c in hand(current), do: [end game]}
+    """, players=2).new_initial_state(5).legal_actions() == state.legal_actions()
+
+
+def test_choice_with_nothing_to_choose_is_skipped_or_runs_else():
+    game = make("""
+        variables: {note: {type: str, initial: ''}}
+        zones: {hand: {per: player}}
+        round:
+          turn:
+            - choose: {action: play, for: c in hand(current), do: [pass]}
+            - choose:
+                action: play
+                for: c in hand(current)
+                else: [note = 'nothing to play']
+            - end game
+    """)
+    state = game.new_initial_state(0)
+    assert state.is_terminal()
+    assert state.observation(0)["variables"]["note"] == "nothing to play"
+
+
+def test_decision_inside_an_effect_is_data_and_survives_json():
+    game = make(CARD_GAME, """
+        procedures:
+          steal(me):
+            - choose:
+                action: victim
+                by: me
+                for: v in others(me)
+                do: [move top hand(v) to hand(me)]
+        round:
+          setup: [deal 2 from pile to hand]
+          turn:
+            - choose: {action: play, for: c in hand(current), do: [move c to table, call steal(current)]}
+            - end game
+    """, players=3)
+    state = game.new_initial_state(0)
+    state.apply_action(state.legal_actions()[0])  # play any card
+    assert state.current_player() == 1 and all(label.startswith("victim") for label in labels(state))
+    restored = game.state_from_json(state.to_json())
+    assert restored == state
+    act(restored, "victim v=P2")
+    act(state, "victim v=P2")
+    assert restored == state and restored.is_terminal()
+
+
+# ---------------------------------------------------------------- secret commits, reveal, ties
+
+
+SHOWDOWN = """
+cards: {list: [{family: {v: "1..6"}, name: "V{v}", copies: 2}]}
+zones:
+  pile: {visibility: hidden}
+  hand: {per: player, visibility: owner}
+  secret: {per: player, visibility: owner}
+  shown: {visibility: public}
+variables:
+  in_play: {type: players, initial: []}
+  best: {type: int, initial: 0}
+  reveals: {type: int, initial: 0}
+procedures:
+  commit_all:
+    - for: p in in_play
+      do:
+        - while: count(hand(p)) == 0 and count(pile) > 0
+          do: [draw 1 from pile to hand(p)]
+        - choose:
+            action: commit
+            by: p
+            for: c in hand(p)
+            do: [move c to secret(p)]
+            else: ["in_play -= [p]"]
+  reveal:
+    - reveals += 1
+    - best = max(top(secret(p)).v for p in in_play)
+    - let tied = [p for p in in_play if top(secret(p)).v == best]
+    - for: p in in_play
+      do: [move all secret(p) to shown]
+    - in_play = tied
+round:
+  setup: [in_play = players]
+  turn:
+    - call commit_all
+    - call reveal
+    - while: count(in_play) > 1
+      do: [call commit_all, call reveal]
+    - end game
+"""
+
+
+def test_secret_commits_are_hidden_until_the_reveal_and_ties_repeat_among_the_tied():
+    game = make(SHOWDOWN.replace("setup: [in_play = players]", "setup: [in_play = players, deal 1 from pile to hand]"),
+                players=3)
+    state = game.new_initial_state(0)
+    # unshuffled pile V1 V1 ... V6 V6 (top last); dealing starts left of seat 0:
+    # seat 1 gets V6, seat 2 V6, seat 0 V5
+    assert [zone_names(state, "hand", p) for p in range(3)] == [["V5"], ["V6"], ["V6"]]
+    act(state, "commit c=V5")  # seat 0 commits first
+    assert state.observation(1)["zones"]["secret"][0] == {"count": 1}  # hidden from seat 1
+    assert state.observation(0)["zones"]["secret"][0] == ["V5"]  # its owner sees it
+    act(state, "commit c=V6")
+    act(state, "commit c=V6")
+    # V6 = V6 > V5: only seats 1 and 2 go again, each drawing until they hold a card
+    assert state.observation(0)["variables"]["in_play"] == [1, 2]
+    assert state.observation(0)["zones"]["shown"] == ["V5", "V6", "V6"]
+    assert state.current_player() == 1 and sorted(labels(state)) == ["commit c=V5"]
+    act(state, "commit c=V5")
+    act(state, "commit c=V4")
+    assert state.is_terminal()
+    assert state.observation(0)["variables"]["in_play"] == [1]
+    assert state.observation(0)["variables"]["reveals"] == 2
+
+
+# ---------------------------------------------------------------- board and pieces
+
+
+BOARD = """
+board: {rows: 4, cols: 4}
+pieces:
+  rook:
+    per_player: 1
+    start: {"2": [[a1], [a4]]}
+cards: {list: [{family: {n: "1..16"}, name: "N{n}"}]}
+zones:
+  pile: {}
+  square: {per: cell, visibility: public}
+  won: {per: player}
+"""
+
+
+def test_straight_moves_stop_at_pieces_and_take_what_lies_on_the_destination():
+    game = make(BOARD, """
+        round:
+          setup: [deal 1 from pile to square]
+          turn:
+            - choose:
+                action: go
+                for: r in pieces(current), to in slides(r)
+                do: [move r to to, move all square(to) to won(current)]
+            - end game
+        """)
+    state = game.new_initial_state(0)
+    # seat 1 starts (dealer 0); its rook is on a4; the other rook on a1 blocks the a-file below a2
+    reachable = sorted(state.action_to_string(a).split("to=")[1] for a in state.legal_actions())
+    assert reachable == ["a2", "a3", "b4", "c4", "d4"]
+    act(state, "go r=P1 rook to=a2")
+    assert len(names_in(state, "won", 1)) == 1
+    assert state.observation(0)["board"]["a2"]["owner"] == 1
+
+
+def test_n_in_a_row_and_placing_pieces():
+    game = make("""
+        board: {rows: 3, cols: 3}
+        pieces: {mark: {per_player: 3}}
+        round:
+          turn:
+            - choose:
+                action: mark
+                for: c in empty_cells()
+                do:
+                  - place mark of current at c
+                  - if: line(current, 3)
+                    then: [current.score = 1, end game]
+    """)
+    state = game.new_initial_state(0)
+    for cell in ["a1", "a2", "b1", "b2", "c1"]:  # seat 1 (first) takes the bottom row
+        act(state, f"mark c={cell}")
+    assert state.is_terminal() and state.winners() == [1]
+
+
+# ---------------------------------------------------------------- patterns and rankings
+
+
+def test_ranking_patterns_kinds_runs_same_and_best_k_of_n():
+    game = make("""
+        cards: {name: "{s}{r}", list: [{family: {s: [h, s, d, c], r: "1..13"}}]}
+        zones: {deck: {}}
+        rankings:
+          hand:
+            size: 5
+            order: r
+            categories:
+              - {name: straight flush, run: 5, same: s}
+              - {name: quads, kinds: [4, 1]}
+              - {name: full, kinds: [3, 2]}
+              - {name: flush, same: s}
+              - {name: straight, run: 5}
+              - {name: trips, kinds: [3, 1, 1]}
+              - {name: two pairs, kinds: [2, 2, 1]}
+              - {name: pair, kinds: [2, 1, 1, 1]}
+              - {name: high, highest: 5}
+        round: {turn: [end game]}
+    """)
+    state = game.new_initial_state(0)
+    rank = game.link.rankings["hand"]
+
+    def ev(*names):
+        return rank.evaluate([card_ids(state, n)[0] for n in names])
+
+    assert ev("h2", "h3", "h4", "h5", "h6", "c13")[2] == "straight flush"
+    assert ev("h9", "s9", "d9", "c9", "h2")[2] == "quads"
+    assert ev("h9", "s9", "d9", "c2", "h2")[2] == "full"
+    assert ev("h1", "h3", "h5", "h7", "h9")[2] == "flush"
+    assert ev("h1", "s2", "h3", "h4", "d5")[2] == "straight"
+    assert ev("h10", "s11", "h12", "h13", "d1")[2] == "high"  # no wrap
+    assert ev("h10", "s10", "h12", "d5")[2] == "pair"  # fewer than five cards
+    # best k of n: of seven cards, the five that make the best hand
+    value, best, category = ev("h2", "s2", "d7", "c7", "h7", "s9", "d13")
+    assert category == "full" and sorted(state.game.cards.names[c] for c in best) == ["c7", "d7", "h2", "h7", "s2"]
+    # tie-breaks: higher pair wins, then kickers, then unused cards
+    assert ev("h9", "s9", "d2", "c3", "h4") > ev("h8", "s8", "d13", "c12", "h11")
+    assert ev("h9", "s9", "d13", "c3", "h4") > ev("d9", "c9", "s12", "h3", "s4")
+    assert ev("h9", "s9", "d13", "c3", "h4", "h6") > ev("d9", "c9", "s13", "d3", "s4", "s5")
+
+
+# ---------------------------------------------------------------- scoring and match end
+
+
+def test_scores_with_floors_totals_and_match_end_by_target():
+    game = make("""
+        options: {target: {type: int, default: 5, min: 1, max: 100}}
+        round:
+          turn: [end round]
+          scoring:
+            - for: p in players
+              do: ["p.score = max(0, round * (p.seat + 1) - 2)"]
+        match: {end_when: max(p.total for p in players) >= option.target}
+    """)
+    state = game.new_initial_state(0)
+    ends = [e for e in state.events if e["type"] == "round_end"]
+    assert [e["scores"] for e in ends] == [[0, 0], [0, 2], [1, 4]]
+    assert ends[-1]["totals"] == [1, 6]
+    assert state.winners() == [1] and state.returns() == [0.0, 1.0]
+
+
+def test_match_end_by_round_count_and_by_event_and_shared_wins():
+    game = make("""
+        round: {turn: [end round]}
+        match: {end_when: round >= 4}
+    """)
+    state = game.new_initial_state(0)
+    assert state.round == 4 and state.winners() == [0, 1] and state.returns() == [0.5, 0.5]
+    game = make("""
+        round: {turn: ["emit bang(at=round)", end game]}
+    """)
+    state = game.new_initial_state(0)
+    assert {"type": "bang", "at": 1} in state.events and state.events[-1]["type"] == "match_end"
+
+
+def test_custom_events_with_payloads_and_audience():
+    game = make(CARD_GAME, """
+        round:
+          setup:
+            - deal 1 from pile to hand
+            - emit dealt(to_seat=player(1), card=top(hand(player(1)))) to player(1)
+            - emit announce(cards=count(pile))
+          turn: [end game]
+    """)
+    state = game.new_initial_state(0)
+    secret = [e for e in state.events if e["type"] == "dealt"][0]
+    assert secret["card"] == names_in(state, "hand", 1)[0] and secret["to"] == [1]
+    assert all(e["type"] != "dealt" for e in state.observation(0)["events"])
+    assert any(e["type"] == "dealt" for e in state.observation(1)["events"])
+    assert {"type": "announce", "cards": 6} in state.events
+
+
+def test_teams_formed_by_declaration_with_variables():
+    game = make("""
+        variables: {partner_of_first: {type: player, initial: none}}
+        round:
+          turn:
+            - choose:
+                - action: declare
+                  for: mate in others(current)
+                  if: partner_of_first == none
+                  do: [partner_of_first = mate]
+                - action: wait
+            - if: turn >= 2
+              then: [end game]
+    """, players=4)
+    state = game.new_initial_state(0)
+    act(state, "declare mate=P3")
+    assert "declare" not in " ".join(labels(state))
+    assert state.observation(0)["variables"]["partner_of_first"] == 3
+
+
+# ---------------------------------------------------------------- chance
+
+
+def test_explicit_chance_nodes_for_draws_and_coins():
+    game = make(CARD_GAME, """
+        round:
+          setup: [shuffle pile, draw 1 from pile to table]
+          turn:
+            - let coin = chance(0.25)
+            - if: coin
+              then: [current.score = 1]
+            - end game
+    """, explicit=True)
+    state = game.new_initial_state(0)
+    assert state.current_player() == interpreter.CHANCE
+    outcomes = state.chance_outcomes()
+    assert len(outcomes) == 8 and abs(sum(p for _, p in outcomes) - 1) < 1e-12
+    state.apply_action(outcomes[2][0])
+    assert names_in(state, "table") == [game.cards.kind_names[outcomes[2][0]]]
+    assert state.chance_outcomes() == [(0, 0.75), (1, 0.25)]
+    state.apply_action(1)
+    assert state.is_terminal() and state.scores() == [0, 1]
+
+
+# ---------------------------------------------------------------- safety
+
+
+def test_illegal_actions_raise_and_leave_the_state_unchanged():
+    game = make(CARD_GAME, """
+        round:
+          setup: [deal 2 from pile to hand]
+          turn:
+            - choose: {action: play, for: c in hand(current), label: "play {c}", do: [move c to table]}
+            - if: turn >= 3
+              then: [end game]
+    """)
+    state = game.new_initial_state(0)
+    before = state.clone()
+    legal = state.legal_actions()
+    for bad in [-1, game.num_distinct_actions + 5, next(a for a in range(game.num_distinct_actions) if a not in legal)]:
+        with pytest.raises(IllegalActionError) as info:
+            state.apply_action(bad)
+        assert "may choose" in str(info.value) and "play C" in str(info.value)
+        assert state == before
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+    done = state.clone()
+    with pytest.raises(IllegalActionError, match="game is over"):
+        state.apply_action(legal[0])
+    assert state == done and state.legal_actions() == []
+
+
+def test_a_game_that_never_ends_hits_the_declared_bound_with_its_position():
+    game = make("""
+        game: {name: Endless, players: 2, limits: {actions: 30}}
+        round:
+          turn:
+            - choose: [wait]
+            - if: false
+              then: [end game]
+        actions: {wait: {}}
+    """, base="")
+    state = game.new_initial_state(0)
+    with pytest.raises(interpreter.GameLengthError) as info:
+        for _ in range(100):
+            state.apply_action(state.legal_actions()[0])
+    assert "<string>:" in str(info.value) and "30" in str(info.value)
+
+
+def test_a_rule_loop_without_decisions_is_an_error_not_a_hang():
+    game = make("""
+        variables: {x: {type: int, initial: 0}}
+        round:
+          turn:
+            - repeat: [x += 1]
+              until: x < 0
+              max: 50
+            - end game
+    """)
+    with pytest.raises(RuleError, match="repeat"):
+        game.new_initial_state(0)
+
+
+def test_player_count_and_options_are_checked():
+    with pytest.raises(interpreter.OptionError, match="2 to 4"):
+        make("round: {turn: [end game]}", players=7)
+    with pytest.raises(interpreter.OptionError, match="did you mean 'rounds'"):
+        make("""
+            options: {rounds: {type: int, default: 1, min: 1, max: 9}}
+            round: {turn: [end game]}
+        """, options={"ronuds": 2})
+    with pytest.raises(interpreter.OptionError, match="maximum"):
+        make("""
+            options: {rounds: {type: int, default: 1, min: 1, max: 9}}
+            round: {turn: [end game]}
+        """, options={"rounds": 20})
+
+
+def test_determinism_same_seed_same_actions_same_everything():
+    game = make(SHOWDOWN, players=3)
+    runs = []
+    for _ in range(2):
+        state = game.new_initial_state(11)
+        play_random(state, random.Random(5))
+        runs.append((state.events, state.scores(), [state.observation(p) for p in range(3)], state.history))
+    assert runs[0] == runs[1]

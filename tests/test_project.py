@@ -1,0 +1,78 @@
+"""Project-wide guards: the engine knows no game, the public API is explicit, the code is lint-clean."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+import interpreter
+import rulespec
+from tests.conftest import ROOT
+
+# names of games, cards and game-only rules from the seed rulebooks and games/
+GAME_WORDS = [
+    "highjack", "high hand", "highhand", "toker", "stash", "ashtray", "stoner", "spark it", "session",
+    "rolling papers", "lighter", "grinder", "bong", "munchies", "bogart", "buzzkill", "paranoia",
+    "puff puff", "roach", "hotbox", "declaring player", "blocker", "taker", "pawn", "tic-tac-toe",
+    "tictactoe", "goofspiel", "purple", "chronic", "one hitter",
+]
+
+
+def _engine_files():
+    for package in ("rulespec", "interpreter"):
+        for path in sorted((ROOT / package).rglob("*")):
+            if path.suffix in (".py", ".lark", ".json") and "__pycache__" not in path.parts:
+                yield path
+
+
+def test_the_engine_names_no_game_card_or_game_rule():
+    offenders = []
+    for path in _engine_files():
+        text = path.read_text(encoding="utf-8").lower()
+        for word in GAME_WORDS:
+            for match in re.finditer(re.escape(word), text):
+                line = text.count("\n", 0, match.start()) + 1
+                offenders.append(f"{path.relative_to(ROOT)}:{line}: {word}")
+    assert offenders == []
+
+
+def test_no_eval_exec_or_unsafe_yaml_in_the_engine():
+    pattern = re.compile(r"(^|[^.\w])(eval|exec)\(|yaml\.load\(|yaml\.unsafe_load|pickle\.loads?\(")
+    hits = [f"{p.relative_to(ROOT)}: {line.strip()}" for p in _engine_files() if p.suffix == ".py"
+            for line in p.read_text(encoding="utf-8").splitlines() if pattern.search(line)]
+    assert hits == []
+
+
+def test_public_api_is_explicit():
+    assert sorted(rulespec.__all__) == sorted([
+        "GameDef", "compile_file", "compile_text", "SpecError", "YamlSyntaxError", "LimitError", "SchemaError",
+        "LanguageError", "SemanticError", "VariantError", "Diagnostic", "SourceSpan", "schema", "schema_text",
+    ])
+    assert sorted(interpreter.__all__) == sorted([
+        "load_game", "game_from_text", "Game", "State", "CHANCE", "TERMINAL", "IllegalActionError",
+        "OptionError", "RuleError", "GameLengthError", "InterpreterError",
+    ])
+    for module in (rulespec, interpreter):
+        for name in module.__all__:
+            assert hasattr(module, name), name
+
+
+def test_openspiel_constants():
+    assert interpreter.CHANCE == -1 and interpreter.TERMINAL == -4
+
+
+def test_ruff_is_clean():
+    pytest.importorskip("ruff")
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", "rulespec", "interpreter", "tests", "benchmarks"],
+                            cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_is_clean():
+    pytest.importorskip("mypy")
+    result = subprocess.run([sys.executable, "-m", "mypy", "--no-error-summary"], cwd=ROOT,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
