@@ -313,6 +313,21 @@ def b_category(node: A.Call, L: Any) -> Fn:
     return _ranking_fn(node, L, 2)
 
 
+def b_hand_score(node: A.Call, L: Any) -> Fn:
+    value = _ranking_fn(node, L, 0)
+
+    def score(s: Any, e: dict) -> float:
+        category, tiebreak, _ = value(s, e)
+        total = float(category)
+        scale = 1.0
+        for rank in tiebreak:
+            scale /= 32.0
+            total += rank * scale
+        return total
+
+    return score
+
+
 def b_str(node: A.Call, L: Any) -> Fn:
     (value,) = _args(node, L)
     convert = json_converter(type_of(node.args[0], L), L)
@@ -374,6 +389,6 @@ BUILTINS: dict[str, Callable[[A.Call, Any], Fn]] = {
     "left": b_left, "right": b_right, "others": b_others, "seats_from": b_seats_from, "player": b_player,
     "pieces": b_pieces, "piece_at": b_piece_at, "slides": b_slides, "cell": b_cell, "empty_cells": b_empty_cells,
     "start_cells": b_start_cells, "line": b_line, "hand_value": b_hand_value, "best_cards": b_best_cards,
-    "category": b_category, "str": b_str, "int": b_int, "abs": b_abs, "range": b_range, "dict": b_dict,
+    "category": b_category, "hand_score": b_hand_score, "str": b_str, "int": b_int, "abs": b_abs, "range": b_range, "dict": b_dict,
     "chance": _random_only, "random": _random_only,
 }

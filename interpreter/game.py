@@ -71,6 +71,10 @@ class Game:
     def __repr__(self) -> str:
         return f"<Game {self.name} players={self.num_players} options={self.options}>"
 
+    def heuristic(self, state: State, player: int) -> float:
+        """The spec's `heuristic:` for ``player`` (default: total + this round's score)."""
+        return float(self.link.heuristic(state, {"p": player}))
+
     def check_invariants(self, state: State) -> list[str]:
         """Messages of the spec's `invariants:` that do not hold in ``state`` (empty when all hold)."""
         failed = []

@@ -305,6 +305,10 @@ class Link:
         else:
             self._returns = lambda s, p, winners: (1.0 / len(winners)) if p in winners else 0.0
             self.utility_bounds = (0.0, 1.0, 1.0)
+        if self.model.heuristic is not None:
+            self.heuristic = compile_expr(self.model.heuristic, self)
+        else:
+            self.heuristic = lambda s, e: s.total[e["p"]] + s.score[e["p"]]
         self.invariants = [(inv.message, compile_expr(inv.expr, self), inv.span) for inv in self.model.invariants]
         self._round_report = [(k, compile_expr(v, self), json_converter(type_of(v, self), self))
                               for k, v in self.model.round.report]

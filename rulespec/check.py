@@ -1055,6 +1055,8 @@ def check_flow(c: Checker) -> None:
         c.expr(expr, Scope({"winners": T.list_of(T.PLAYER)}))
     for inv in m.invariants:
         c.expect(inv.expr, c.expr(inv.expr, Scope()), T.BOOL, "an invariant")
+    if m.heuristic is not None:
+        c.expect(m.heuristic, c.expr(m.heuristic, Scope({"p": T.PLAYER})), (T.INT, T.NUM), "the heuristic")
     for proc in m.procedures:
         if proc.name not in c.info.proc_params:
             c.check_proc(proc, tuple(T.ANY for _ in proc.params))

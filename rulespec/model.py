@@ -224,6 +224,7 @@ class SpecModel:
     round: RoundDef
     invariants: tuple[InvariantDef, ...]
     variants: tuple[VariantCase, ...]
+    heuristic: A.Expr | None
 
 
 DEFAULT_MAX_ACTIONS = 100_000
@@ -655,4 +656,5 @@ def build_model(data: Any, file: str, diags: Diagnostics) -> SpecModel:
         round=b.round(data),
         invariants=b.invariants(data),
         variants=b.variants(data),
+        heuristic=b.expr(data, "heuristic") if "heuristic" in data else None,
     )

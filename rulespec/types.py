@@ -157,6 +157,8 @@ FUNCTIONS: dict[str, Signature] = {
     "hand_value": Signature(((RANKING,), _SEQ), VALUE, doc="comparable value of the best hand"),
     "best_cards": Signature(((RANKING,), _SEQ), list_of(CARD), doc="the cards of the best hand"),
     "category": Signature(((RANKING,), _SEQ), STR, doc="the category name of the best hand"),
+    "hand_score": Signature(((RANKING,), _SEQ), NUM,
+                            doc="the best hand as one number (category, then tie-breaks), for heuristics"),
     "str": Signature(((ANY,),), STR, doc="text of a value"),
     "int": Signature(((NUM, STR, BOOL),), INT, doc="whole number of a value"),
     "abs": Signature(((NUM,),), NUM, doc="absolute value"),
