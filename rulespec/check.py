@@ -1049,8 +1049,15 @@ def check_flow(c: Checker) -> None:
     if m.match.returns is not None:
         scope = Scope({"p": T.PLAYER, "winners": T.list_of(T.PLAYER)})
         c.expect(m.match.returns.value, c.expr(m.match.returns.value, scope), (T.INT, T.NUM), "match.returns.value")
-        if m.match.returns.min > m.match.returns.max:
-            c.error(m.match.returns.span, "match.returns: min is greater than max")
+        static = Scope({"num_players": T.INT})
+        for key in ("min", "max", "sum"):
+            bound = getattr(m.match.returns, key)
+            if bound is None:
+                continue
+            c.expect(bound, c.expr(bound, static), (T.INT, T.NUM), f"match.returns.{key}")
+            for node in A.walk(bound):
+                if isinstance(node, A.Name) and node.id not in ("num_players", "option"):
+                    c.error(node.span, f"match.returns.{key} can only use numbers, num_players and options")
     for _, expr in m.match.report:
         c.expr(expr, Scope({"winners": T.list_of(T.PLAYER)}))
     for inv in m.invariants:

@@ -168,9 +168,9 @@ class RoundDef:
 @dataclass(frozen=True)
 class ReturnsDef:
     value: A.Expr
-    min: float
-    max: float
-    sum: float | None
+    min: A.Expr
+    max: A.Expr
+    sum: A.Expr | None
     span: SourceSpan
 
 
@@ -502,10 +502,10 @@ class _Builder:
         if "returns" in section:
             body = section["returns"]
             value = self.expr(body, "value")
-            if value is not None:
-                returns = ReturnsDef(value, float(body["min"]), float(body["max"]),
-                                     float(body["sum"]) if "sum" in body else None,
-                                     value_span(section, "returns") or _NOWHERE)
+            low, high = self.expr(body, "min"), self.expr(body, "max")
+            total = self.expr(body, "sum") if "sum" in body else None
+            if value is not None and low is not None and high is not None:
+                returns = ReturnsDef(value, low, high, total, value_span(section, "returns") or _NOWHERE)
         return MatchDef(self.block(section, "setup"), self.exprs(section, "end_when"), winners, returns,
                         self.report(section, "report"), span_of(section) or _NOWHERE)
 
