@@ -8,7 +8,6 @@ copies of the same card are the same action.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,18 +37,15 @@ class ActionSpec:
             total *= s
         return total
 
-    def encoder(self, i: int) -> Callable[[Any], int]:
+    def encoding(self, i: int) -> tuple[Any, int]:
+        """(table, stride): parameter i adds ``table[value] * stride`` (``value * stride`` when table is None)."""
         stride = self.strides[i]
         t = self.params[i][1]
         if t == T.CARD:
-            kind_of = self.kind_of
-            return lambda c: kind_of[c] * stride
+            return self.kind_of, stride
         if t in (T.STR, T.INT, T.BOOL):
-            index = {v: k for k, v in enumerate(self.literals[i])}
-            return lambda v: index[v] * stride
-        if stride == 1:
-            return lambda v: v
-        return lambda v: v * stride
+            return {v: k for k, v in enumerate(self.literals[i])}, stride
+        return None, stride
 
     def decode(self, action: int) -> list[int]:
         """Digits (domain indices) of each parameter."""

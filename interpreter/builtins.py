@@ -9,7 +9,17 @@ from rulespec import ast as A
 from rulespec import types as T
 
 from .errors import RuleError
-from .expressions import Fn, _const, compile_expr, compile_list, const_value, is_const, json_converter, type_of
+from .expressions import (
+    Fn,
+    _const,
+    compile_expr,
+    compile_list,
+    const_value,
+    is_const,
+    json_converter,
+    local_name,
+    type_of,
+)
 
 __all__ = ["compile_builtin", "BUILTINS"]
 
@@ -27,6 +37,16 @@ def _args(node: A.Call, L: Any) -> list[Fn]:
 
 def b_count(node: A.Call, L: Any) -> Fn:
     items = compile_list(node.args[0], L)
+    zone = getattr(items, "zone", None)  # the count of a zone reads its length directly
+    if zone is not None:
+        if is_const(zone):
+            z = const_value(zone)
+            return lambda s, e: len(s.zones[z])
+        name = getattr(zone, "local_zone", None)
+        if name is not None:
+            base, local = name
+            return lambda s, e: len(s.zones[base + e[local]])
+        return lambda s, e: len(s.zones[zone(s, e)])
     return lambda s, e: len(items(s, e))
 
 
@@ -207,8 +227,10 @@ def b_slides(node: A.Call, L: Any) -> Fn:
         raise RuleError("slides(max=...) must be a constant", node.span)
     steps = const_value(limit) if limit is not None else 10**9
 
+    name = local_name(piece)
+
     def slides(s: Any, e: dict) -> list:
-        at = s.piece_cell[piece(s, e)]
+        at = s.piece_cell[e[name] if name is not None else piece(s, e)]
         if at < 0:
             return []
         occupied = s.cell_piece
@@ -389,6 +411,6 @@ BUILTINS: dict[str, Callable[[A.Call, Any], Fn]] = {
     "left": b_left, "right": b_right, "others": b_others, "seats_from": b_seats_from, "player": b_player,
     "pieces": b_pieces, "piece_at": b_piece_at, "slides": b_slides, "cell": b_cell, "empty_cells": b_empty_cells,
     "start_cells": b_start_cells, "line": b_line, "hand_value": b_hand_value, "best_cards": b_best_cards,
-    "category": b_category, "hand_score": b_hand_score, "str": b_str, "int": b_int, "abs": b_abs, "range": b_range, "dict": b_dict,
-    "chance": _random_only, "random": _random_only,
+    "category": b_category, "hand_score": b_hand_score, "str": b_str, "int": b_int, "abs": b_abs,
+    "range": b_range, "dict": b_dict, "chance": _random_only, "random": _random_only,
 }

@@ -14,7 +14,7 @@ from rulespec import ast as A
 from rulespec import types as T
 
 from .errors import RuleError
-from .expressions import Fn, compile_expr, compile_list, const_value, is_const, json_converter, type_of
+from .expressions import Fn, compile_expr, compile_list, const_value, is_const, json_converter, local_name, type_of
 from .state import move_card, move_piece, take_card
 
 __all__ = ["EndSignal", "compile_simple", "compile_block_closure", "Stmt", "TOP", "BOTTOM", "RANDOM"]
@@ -35,40 +35,57 @@ def compile_simple(node: Any, L: Any) -> Stmt:
     return _STATEMENTS[type(node).__name__](node, L)
 
 
+PYTHON_ERRORS = (TypeError, IndexError, KeyError, AttributeError, ValueError, ZeroDivisionError)
+
+
+def rule_failure(exc: Exception, span: Any) -> RuleError:
+    """A Python error inside a rule, reported at the rule's position."""
+    return RuleError(f"this rule failed: {exc}", span)
+
+
 def compile_block_closure(block: A.Block, L: Any) -> Stmt:
-    """A whole block as one closure (the block must not wait for anything)."""
+    """A whole block as one closure (the block must not wait for anything).
+
+    Python errors of its statements become RuleErrors naming the statement (a block
+    of one statement leaves that to the enclosing block).
+    """
     from .flow import _spliced
 
     stmts = _spliced(block.stmts, L)
-    fns = [compile_simple(stmt, L) for stmt in stmts]
+    fns = tuple(compile_simple(stmt, L) for stmt in stmts)
+    spans = tuple(stmt.span for stmt in stmts)
     scoped = any(isinstance(stmt, A.Let) for stmt in stmts)
     check = L.end_check
     if not fns:
         return _noop
     if len(fns) == 1 and not scoped and check is None:
         return fns[0]
-    fns_t = tuple(fns)
     if check is None:
-        if scoped:
-            def run_scoped(s: Any, e: dict) -> None:
-                e2 = dict(e)
-                for f in fns_t:
-                    f(s, e2)
-
-            return run_scoped
-
         def run(s: Any, e: dict) -> None:
-            for f in fns_t:
-                f(s, e)
+            if scoped:
+                e = dict(e)
+            k = 0
+            try:
+                for f in fns:
+                    f(s, e)
+                    k += 1
+            except PYTHON_ERRORS as exc:
+                raise rule_failure(exc, spans[k]) from None
 
         return run
 
     def run_checked(s: Any, e: dict) -> None:
-        e2 = dict(e) if scoped else e
-        for f in fns_t:
-            f(s, e2)
-            if s.in_play and check(s):
-                raise EndSignal("round")
+        if scoped:
+            e = dict(e)
+        k = 0
+        try:
+            for f in fns:
+                f(s, e)
+                k += 1
+                if s.in_play and check(s):
+                    raise EndSignal("round")
+        except PYTHON_ERRORS as exc:
+            raise rule_failure(exc, spans[k]) from None
 
     return run_checked
 
@@ -83,20 +100,6 @@ def _face_of(node: Any, L: Any, dest: Fn) -> Callable[[Any, dict, int], int]:
         return lambda s, e, z: value
     faces = L.zone_face
     return lambda s, e, z: faces[z]
-
-
-def _guard(fn: Stmt, span: Any) -> Stmt:
-    """Turn Python errors of a rule into RuleErrors naming the rule."""
-
-    def guarded(s: Any, e: dict) -> None:
-        try:
-            fn(s, e)
-        except (RuleError, EndSignal):
-            raise
-        except (TypeError, IndexError, KeyError, AttributeError, ValueError) as exc:
-            raise RuleError(f"this rule failed: {exc}", span) from None
-
-    return guarded
 
 
 # ------------------------------------------------------------------ cards
@@ -123,7 +126,7 @@ def s_Move(node: A.Move, L: Any) -> Stmt:
                     z = dest(s, e)
                     move_card(s, pool[i], z, face(s, e, z), bottom)
 
-            return _guard(move_random_of, node.span)
+            return move_random_of
         zone = compile_expr(node.what, L)
 
         def move_one_from(s: Any, e: dict) -> None:
@@ -132,7 +135,7 @@ def s_Move(node: A.Move, L: Any) -> Stmt:
                 z = dest(s, e)
                 move_card(s, c, z, face(s, e, z), bottom)
 
-        return _guard(move_one_from, node.span)
+        return move_one_from
     if node.selector == "all" or T.is_list(what_type) or what_type == T.ZONE:
         cards = compile_list(node.what, L)
 
@@ -142,7 +145,7 @@ def s_Move(node: A.Move, L: Any) -> Stmt:
             for c in list(cards(s, e)):
                 move_card(s, c, z, f, bottom)
 
-        return _guard(move_all, node.span)
+        return move_all
     card = compile_expr(node.what, L)
 
     def move_one(s: Any, e: dict) -> None:
@@ -151,12 +154,22 @@ def s_Move(node: A.Move, L: Any) -> Stmt:
             z = dest(s, e)
             move_card(s, c, z, face(s, e, z), bottom)
 
-    return _guard(move_one, node.span)
+    return move_one
 
 
 def _move_piece(node: A.Move, L: Any, dest: Fn) -> Stmt:
     piece = compile_expr(node.what, L)
     span = node.span
+    x_name, c_name = local_name(piece), local_name(dest)
+    if x_name is not None and c_name is not None:
+        def move_locals(s: Any, e: dict) -> None:
+            x = e[x_name]
+            c = e[c_name]
+            if x is None or c is None:
+                raise RuleError("cannot move: the piece or the cell is missing (none)", span)
+            move_piece(s, x, c, span)
+
+        return move_locals
 
     def move(s: Any, e: dict) -> None:
         x = piece(s, e)
@@ -185,7 +198,7 @@ def s_Draw(node: A.Draw, L: Any) -> Stmt:
                 return
             move_card(s, c, z, f)
 
-    return _guard(draw, node.span)
+    return draw
 
 
 def deal_targets(node: A.Deal, L: Any) -> Callable[[Any], list[int]]:
@@ -215,7 +228,7 @@ def s_Deal(node: A.Deal, L: Any) -> Stmt:
                     return
                 move_card(s, c, z, faces[z] if fixed is None else fixed)
 
-    return _guard(deal, node.span)
+    return deal
 
 
 def s_Shuffle(node: A.Shuffle, L: Any) -> Stmt:
@@ -294,7 +307,7 @@ def s_Assign(node: A.Assign, L: Any) -> Stmt:
         def add_var(s: Any, e: dict) -> None:
             s.g[slot] += sign * value(s, e)
 
-        return _guard(add_var, span)
+        return add_var
     owner = compile_expr(target.obj, L)
     if ref[0] == "pvar":
         slot = L.pvar_slots[target.name]
@@ -327,7 +340,7 @@ def s_Assign(node: A.Assign, L: Any) -> Stmt:
         else:
             col[p] += sign * value(s, e)
 
-    return _guard(add_field, span)
+    return add_field
 
 
 def s_Let(node: A.Let, L: Any) -> Stmt:
@@ -347,7 +360,7 @@ def s_Let(node: A.Let, L: Any) -> Stmt:
     def let(s: Any, e: dict) -> None:
         e[name] = value(s, e)
 
-    return _guard(let, node.span)
+    return let
 
 
 def _random_let(node: A.Let, L: Any) -> Stmt:
@@ -392,7 +405,7 @@ def s_Emit(node: A.Emit, L: Any) -> Stmt:
             event["to"] = sorted(set(to(s, e)))
         s.events.append(event)
 
-    return _guard(emit, node.span)
+    return emit
 
 
 def s_End(node: A.End, L: Any) -> Stmt:
@@ -510,6 +523,12 @@ def s_If(node: A.If, L: Any) -> Stmt:
     orelse = compile_block_closure(node.orelse, L)
     if is_const(cond):
         return then if const_value(cond) else orelse
+    if orelse is _noop:
+        def if_then(s: Any, e: dict) -> None:
+            if cond(s, e):
+                then(s, e)
+
+        return if_then
 
     def if_(s: Any, e: dict) -> None:
         if cond(s, e):

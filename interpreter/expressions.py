@@ -57,11 +57,13 @@ def compile_list(node: Any, L: Any) -> Fn:
             def zone_cards(s: Any, e: dict) -> list:
                 return s.zones[z]
 
+            setattr(zone_cards, "zone", fn)  # noqa: B010 - count() can read the length directly
             return zone_cards
 
         def dyn_zone_cards(s: Any, e: dict) -> list:
             return s.zones[fn(s, e)]
 
+        setattr(dyn_zone_cards, "zone", fn)  # noqa: B010 - count() can read the length directly
         return dyn_zone_cards
     return fn
 
@@ -82,6 +84,7 @@ def c_Name(node: A.Name, L: Any) -> Fn:
         def local(s: Any, e: dict) -> Any:
             return e[name]
 
+        setattr(local, "local", name)  # noqa: B010 - lets consumers read e[name] directly
         return local
     if kind == "var":
         slot = L.var_slots[node.id]
@@ -110,12 +113,15 @@ def _builtin_name(name: str, L: Any) -> Fn:
         return _const(list(range(L.board.size)) if L.board else [])
     if name == "num_players":
         return _const(L.num_players)
-    getter = operator.attrgetter(name)
+    return _STATE_FIELDS[name]
 
-    def state_field(s: Any, e: dict) -> Any:
-        return getter(s)
 
-    return state_field
+_STATE_FIELDS: dict[str, Fn] = {
+    "current": lambda s, e: s.current,
+    "dealer": lambda s, e: s.dealer,
+    "round": lambda s, e: s.round,
+    "turn": lambda s, e: s.turn,
+}
 
 
 def c_Attr(node: A.Attr, L: Any) -> Fn:
@@ -158,10 +164,22 @@ def c_Attr(node: A.Attr, L: Any) -> Fn:
     raise RuleError(f"cannot resolve attribute '{node.name}'", node.span)
 
 
+def local_name(fn: Fn) -> str | None:
+    """The local variable a closure just reads, if that is all it does."""
+    return getattr(fn, "local", None)
+
+
 def _lookup(obj: Fn, table: Any) -> Fn:
     if is_const(obj):
         v = const_value(obj)
         return _const(None if v is None else table[v])
+    name = local_name(obj)
+    if name is not None:
+        def lookup_local(s: Any, e: dict) -> Any:
+            x = e[name]
+            return None if x is None else table[x]
+
+        return lookup_local
 
     def lookup(s: Any, e: dict) -> Any:
         x = obj(s, e)
@@ -360,20 +378,25 @@ def c_BinOp(node: A.BinOp, L: Any) -> Fn:
                 raise RuleError(f"cannot compute '{op}' with a missing value (none)", span) from None
 
         return arith
-    if op in ("==", "!="):
-        def compare_eq(s: Any, e: dict) -> bool:
-            return fn(left(s, e), right(s, e))
+    return _comparison(op, fn, left, right, span)
 
-        return compare_eq
 
-    def compare(s: Any, e: dict) -> bool:
-        a = left(s, e)
-        b = right(s, e)
-        if a is None or b is None:
-            raise RuleError(f"cannot compare with '{op}': a value is missing (none)", span)
-        return fn(a, b)
+def _comparison(op: str, fn: Callable[[Any, Any], Any], left: Fn, right: Fn, span: Any) -> Fn:
+    """Comparisons, specialised for a constant or local operand (the common shapes).
 
-    return compare
+    Ordering a missing value (none) raises TypeError, which the enclosing block turns
+    into a RuleError naming the rule.
+    """
+    if is_const(right):
+        c = const_value(right)
+        name = local_name(left)
+        if name is not None:
+            return lambda s, e: fn(e[name], c)
+        return lambda s, e: fn(left(s, e), c)
+    if is_const(left):
+        c = const_value(left)
+        return lambda s, e: fn(c, right(s, e))
+    return lambda s, e: fn(left(s, e), right(s, e))
 
 
 def _logic(op: str, left: Fn, right: Fn) -> Fn:
@@ -435,6 +458,18 @@ def _family(node: A.Call, L: Any) -> Fn:
     span = node.span
     if is_const(arg):
         return _const(base + const_value(arg))
+    name = local_name(arg)
+    if name is not None:
+        def zone_of_local(s: Any, e: dict) -> int:
+            x = e[name]
+            if x is None:
+                raise RuleError(f"{node.func}(...) of a missing value (none)", span)
+            return base + x
+
+        setattr(zone_of_local, "local_zone", (base, name))  # noqa: B010 - for direct reads
+        return zone_of_local
+    if arg is _STATE_FIELDS["current"]:
+        return lambda s, e: base + s.current
 
     def zone_of(s: Any, e: dict) -> int:
         x = arg(s, e)

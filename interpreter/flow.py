@@ -26,7 +26,16 @@ from rulespec import types as T
 from rulespec.check import CHANCE as CHANCE_BIT
 from rulespec.check import CHOICE as CHOICE_BIT
 
-from .effects import TOP, EndSignal, bindings_iterator, compile_block_closure, compile_simple, deal_targets
+from .effects import (
+    PYTHON_ERRORS,
+    TOP,
+    EndSignal,
+    bindings_iterator,
+    compile_block_closure,
+    compile_simple,
+    deal_targets,
+    rule_failure,
+)
 from .errors import RuleError
 from .expressions import compile_expr, compile_list, type_of
 from .state import CHANCE, State, move_card
@@ -109,9 +118,10 @@ class Code:
 class BlockCode(Code):
     """A list of statements; simple ones are closures, waiting ones enter frames."""
 
-    __slots__ = ("stmts", "check", "span")
+    __slots__ = ("stmts", "check", "span", "spans")
 
     def __init__(self, span: Any) -> None:
+        self.spans: tuple[Any, ...] = ()
         self.stmts: tuple[tuple[Callable[[State, dict], Any], bool], ...] = ()
         self.check: Callable[[State], bool] | None = None
         self.span = span
@@ -122,18 +132,21 @@ class BlockCode(Code):
         pc = frame[1]
         n = len(stmts)
         check = self.check
-        while pc < n:
-            fn, simple = stmts[pc]
-            pc += 1
-            if simple:
-                fn(s, env)
-                if check is not None and s.in_play and check(s):
+        try:
+            while pc < n:
+                fn, simple = stmts[pc]
+                pc += 1
+                if simple:
+                    fn(s, env)
+                    if check is not None and s.in_play and check(s):
+                        frame[1] = pc
+                        raise EndSignal("round")
+                else:
                     frame[1] = pc
-                    raise EndSignal("round")
-            else:
-                frame[1] = pc
-                fn(s, env)
-                return
+                    fn(s, env)
+                    return
+        except PYTHON_ERRORS as exc:
+            raise rule_failure(exc, self.spans[pc - 1]) from None
         s.stack.pop()
 
 
@@ -199,12 +212,13 @@ class WhileCode(Code):
 class Alt:
     """One alternative of a choice, linked: how to enumerate, encode and run it."""
 
-    __slots__ = ("name", "names", "loops", "cond", "encode", "body_fn", "body_code", "label", "offset")
+    __slots__ = ("name", "names", "loops", "cond", "encodings", "collect", "body_fn", "body_code", "label", "offset")
     name: str
     names: tuple[str, ...]
     loops: tuple[tuple[str, Callable[[State, dict], Any], Callable[[State, dict], Any] | None], ...]
     cond: Callable[[State, dict], Any] | None
-    encode: tuple[Callable[[Any], int], ...]
+    encodings: tuple[tuple[Any, int], ...]
+    collect: Callable[[State, dict, dict, int], None]
     body_fn: Callable[[State, dict], Any] | None
     body_code: int
     label: Any
@@ -223,8 +237,12 @@ class ChooseCode(Code):
         if player is None:
             raise RuleError("`choose ... by:` names no player (none)", self.span)
         options: dict[int, list] = {}
-        for ai, alt in enumerate(self.alts):
-            _collect(alt, ai, s, env, options)
+        alts = self.alts
+        if len(alts) == 1:
+            alts[0].collect(s, env, options, 0)
+        else:
+            for ai, alt in enumerate(alts):
+                alt.collect(s, env, options, ai)
         if not options:
             if self.orelse is not None:
                 s.stack.append([self.orelse, 0, dict(env)])
@@ -236,81 +254,118 @@ class ChooseCode(Code):
         s.pending = [player, legal, [options[a] for a in legal], self.index, env]
 
     def resolve_choice(self, s: State, pending: list, index: int) -> None:
-        ai, params = pending[2][index]
-        alt = self.alts[ai]
+        option = pending[2][index]
+        alt = self.alts[option[0]]
         env = dict(pending[4])
-        for name, value in zip(alt.names, params):
-            env[name] = value
+        names = alt.names
+        if names:
+            env[names[0]] = option[1]
+            if len(names) > 1:
+                for i in range(1, len(names)):
+                    env[names[i]] = option[i + 1]
         if alt.body_fn is not None:
             alt.body_fn(s, env)
         else:
             s.stack.append([alt.body_code, 0, env])
 
     def option_env(self, pending: list, index: int) -> tuple[Alt, dict]:
-        ai, params = pending[2][index]
-        alt = self.alts[ai]
+        option = pending[2][index]
+        alt = self.alts[option[0]]
         env = dict(pending[4])
-        env.update(zip(alt.names, params))
+        env.update(zip(alt.names, option[1:]))
         return alt, env
 
 
-def _collect(alt: Alt, ai: int, s: State, env: dict, options: dict[int, list]) -> None:
+Collector = Callable[[State, dict, dict, int], None]
+
+
+def make_collector(alt: Alt) -> Collector:
+    """A function adding this alternative's options to ``options`` as {action id: [alt, *params]}.
+
+    Specialised at link time on the shape (loops, filters, encodings): choices are the
+    hottest path of a playout.
+    """
     loops = alt.loops
     cond = alt.cond
-    if not loops:
-        if cond is None or cond(s, env):
-            options.setdefault(alt.offset, [ai, []])
-        return
-    encode = alt.encode
     offset = alt.offset
+    if not loops:
+        def no_params(s: State, env: dict, options: dict, ai: int) -> None:
+            if cond is None or cond(s, env):
+                options.setdefault(offset, [ai])
+
+        return no_params
+    encodings = alt.encodings
     if len(loops) == 1:
         var, items, filt = loops[0]
-        enc = encode[0]
+        table, stride = encodings[0]
         if filt is None and cond is None:
-            for x in items(s, env):
-                aid = offset + enc(x)
-                if aid not in options:
-                    options[aid] = [ai, [x]]
-            return
-        e2 = dict(env)
-        for x in list(items(s, env)):
-            e2[var] = x
-            if (filt is None or filt(s, e2)) and (cond is None or cond(s, e2)):
-                aid = offset + enc(x)
-                if aid not in options:
-                    options[aid] = [ai, [x]]
-        return
+            if table is None and stride == 1:
+                def plain(s: State, env: dict, options: dict, ai: int) -> None:
+                    for x in items(s, env):
+                        aid = offset + x
+                        if aid not in options:
+                            options[aid] = [ai, x]
+
+                return plain
+
+            def encoded(s: State, env: dict, options: dict, ai: int) -> None:
+                for x in items(s, env):
+                    aid = offset + (x if table is None else table[x]) * stride
+                    if aid not in options:
+                        options[aid] = [ai, x]
+
+            return encoded
+
+        def filtered(s: State, env: dict, options: dict, ai: int) -> None:
+            e2 = dict(env)
+            for x in list(items(s, env)):
+                e2[var] = x
+                if (filt is None or filt(s, e2)) and (cond is None or cond(s, e2)):
+                    aid = offset + (x if table is None else table[x]) * stride
+                    if aid not in options:
+                        options[aid] = [ai, x]
+
+        return filtered
     if len(loops) == 2:
         (var0, items0, filt0), (var1, items1, filt1) = loops
-        enc0, enc1 = encode
-        e2 = dict(env)
-        for x in list(items0(s, env)):
-            e2[var0] = x
-            if filt0 is not None and not filt0(s, e2):
-                continue
-            base = offset + enc0(x)
-            if filt1 is None and cond is None:
-                for y in items1(s, e2):
-                    aid = base + enc1(y)
-                    if aid not in options:
-                        options[aid] = [ai, [x, y]]
-                continue
-            for y in list(items1(s, e2)):
-                e2[var1] = y
-                if (filt1 is None or filt1(s, e2)) and (cond is None or cond(s, e2)):
-                    aid = base + enc1(y)
-                    if aid not in options:
-                        options[aid] = [ai, [x, y]]
-        return
-    _collect_nested(alt, ai, s, dict(env), 0, [], options)
+        (table0, stride0), (table1, stride1) = encodings
+
+        def pairs(s: State, env: dict, options: dict, ai: int) -> None:
+            e2 = dict(env)
+            for x in list(items0(s, env)):
+                e2[var0] = x
+                if filt0 is not None and not filt0(s, e2):
+                    continue
+                base = offset + (x if table0 is None else table0[x]) * stride0
+                if filt1 is None and cond is None:
+                    for y in items1(s, e2):
+                        aid = base + (y if table1 is None else table1[y]) * stride1
+                        if aid not in options:
+                            options[aid] = [ai, x, y]
+                    continue
+                for y in list(items1(s, e2)):
+                    e2[var1] = y
+                    if (filt1 is None or filt1(s, e2)) and (cond is None or cond(s, e2)):
+                        aid = base + (y if table1 is None else table1[y]) * stride1
+                        if aid not in options:
+                            options[aid] = [ai, x, y]
+
+        return pairs
+
+    def nested(s: State, env: dict, options: dict, ai: int) -> None:
+        _collect_nested(alt, ai, s, dict(env), 0, [], options)
+
+    return nested
 
 
 def _collect_nested(alt: Alt, ai: int, s: State, env: dict, depth: int, values: list, options: dict) -> None:
     if depth == len(alt.loops):
         if alt.cond is None or alt.cond(s, env):
-            aid = alt.offset + sum(enc(v) for enc, v in zip(alt.encode, values))
+            aid = alt.offset
+            for (table, stride), v in zip(alt.encodings, values):
+                aid += (v if table is None else table[v]) * stride
             if aid not in options:
-                options[aid] = [ai, list(values)]
+                options[aid] = [ai, *values]
         return
     var, items, filt = alt.loops[depth]
     for x in list(items(s, env)):
@@ -552,7 +607,9 @@ class RoundCode(Code):
 class PhaseCode(Code):
     level = "phase"
 
-    def __init__(self, first: Any, order: str, end_when: list, turn: int, start_turn: Callable[[State], None]):
+    def __init__(self, first: Any, order: str, end_when: list, turn: int, start_turn: Callable[[State], None],
+                 turn_code: BlockCode):
+        self.turn_code = turn_code
         self.first = first
         self.order = order
         self.end_when = end_when
@@ -587,7 +644,9 @@ class PhaseCode(Code):
                 p = (p - 1) % n
         s.current = p
         self.start_turn(s)
-        s.stack.append([self.turn, 0, {}])
+        frame = [self.turn, 0, {}]
+        s.stack.append(frame)
+        self.turn_code.step(s, frame)  # run the turn's first steps now rather than via the loop
 
 
 # ====================================================================== linking
@@ -602,7 +661,7 @@ def compile_flow(L: Any) -> int:
         turn = compile_block_code(phase.turn, L)
         first = compile_expr(phase.first, L) if phase.first is not None else None
         ends = [compile_expr(c, L) for c in phase.end_when]
-        phase_codes.append(L.add_code(PhaseCode(first, phase.order, ends, turn, L.start_turn)))
+        phase_codes.append(L.add_code(PhaseCode(first, phase.order, ends, turn, L.start_turn, L.codes[turn])))
     names = {p.name: i for i, p in enumerate(round_def.phases)}
     next_of = [names[p.next] if p.next else i + 1 for i, p in enumerate(round_def.phases)]
     setup = compile_block_code(round_def.setup, L) if round_def.setup.stmts else None
@@ -629,7 +688,9 @@ def compile_block_code(block: A.Block, L: Any, checked: bool = True) -> int:
 def fill_block(code: BlockCode, block: A.Block, L: Any, checked: bool = True) -> None:
     code.check = L.end_check if checked else None
     stmts = []
-    for stmt in _spliced(block.stmts, L):
+    spliced = _spliced(block.stmts, L)
+    code.spans = tuple(stmt.span for stmt in spliced)
+    for stmt in spliced:
         if waits(stmt, L):
             stmts.append((compile_waiting(stmt, L), False))
         else:
@@ -783,7 +844,8 @@ def link_alternative(node: A.Alternative, L: Any) -> Alt | None:
         if not const_value(alt.cond):
             return None
         alt.cond = None
-    alt.encode = tuple(spec.encoder(i) for i in range(len(alt.names)))
+    alt.encodings = tuple(spec.encoding(i) for i in range(len(alt.names)))
+    alt.collect = make_collector(alt)
     alt.label = node.label
     if waits(node.body, L):
         alt.body_fn = None

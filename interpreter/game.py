@@ -47,6 +47,7 @@ class Game:
         self.max_game_length = int(evaluate_static(model.max_actions, self.options, self.num_players))
         self.max_actions_span = model.max_actions_span
         self.min_utility, self.max_utility, self.utility_sum = link.utility_bounds
+        self.resolve = flow.resolve  # carries out a chosen option (a plain function: the hot path)
 
     # ------------------------------------------------------------------ metadata
     @property
@@ -106,9 +107,6 @@ class Game:
 
     def deserialize_state(self, text: str) -> State:
         return self.state_from_json(text)
-
-    def resolve(self, state: State, pending: list, index: int) -> None:
-        flow.resolve(state, pending, index)
 
     # ------------------------------------------------------------------ actions
     def describe_action(self, action: int, chance: bool = False) -> str:
