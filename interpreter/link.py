@@ -301,11 +301,14 @@ class Link:
         if match.returns is not None:
             value = compile_expr(match.returns.value, self)
             self._returns = lambda s, p, winners: value(s, {"p": p, "winners": winners})
-            bounds = [evaluate_static(b, self.options, self.num_players) if b is not None else None
-                      for b in (match.returns.min, match.returns.max, match.returns.sum)]
-            if bounds[0] > bounds[1]:
+            low = float(evaluate_static(match.returns.min, self.options, self.num_players))
+            high = float(evaluate_static(match.returns.max, self.options, self.num_players))
+            total = match.returns.sum
+            if low > high:
                 raise RuleError("match.returns: min is greater than max", match.returns.span)
-            self.utility_bounds = tuple(bounds)
+            self.utility_bounds = (low, high,
+                                   None if total is None else float(evaluate_static(total, self.options,
+                                                                                    self.num_players)))
         else:
             self._returns = lambda s, p, winners: (1.0 / len(winners)) if p in winners else 0.0
             self.utility_bounds = (0.0, 1.0, 1.0)
