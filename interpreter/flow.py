@@ -283,14 +283,15 @@ def make_collector(alt: Alt) -> Collector:
     """A function adding this alternative's options to ``options`` as {action id: [alt, *params]}.
 
     Specialised at link time on the shape (loops, filters, encodings): choices are the
-    hottest path of a playout.
+    hottest path of a playout. ``alt.cond`` holds the conditions that read no parameter:
+    they are checked once, before any enumeration.
     """
     loops = alt.loops
-    cond = alt.cond
+    pre = alt.cond
     offset = alt.offset
     if not loops:
         def no_params(s: State, env: dict, options: dict, ai: int) -> None:
-            if cond is None or cond(s, env):
+            if pre is None or pre(s, env):
                 options.setdefault(offset, [ai])
 
         return no_params
@@ -298,17 +299,10 @@ def make_collector(alt: Alt) -> Collector:
     if len(loops) == 1:
         var, items, filt = loops[0]
         table, stride = encodings[0]
-        if filt is None and cond is None:
-            if table is None and stride == 1:
-                def plain(s: State, env: dict, options: dict, ai: int) -> None:
-                    for x in items(s, env):
-                        aid = offset + x
-                        if aid not in options:
-                            options[aid] = [ai, x]
-
-                return plain
-
+        if filt is None:
             def encoded(s: State, env: dict, options: dict, ai: int) -> None:
+                if pre is not None and not pre(s, env):
+                    return
                 for x in items(s, env):
                     aid = offset + (x if table is None else table[x]) * stride
                     if aid not in options:
@@ -317,10 +311,12 @@ def make_collector(alt: Alt) -> Collector:
             return encoded
 
         def filtered(s: State, env: dict, options: dict, ai: int) -> None:
+            if pre is not None and not pre(s, env):
+                return
             e2 = dict(env)
             for x in list(items(s, env)):
                 e2[var] = x
-                if (filt is None or filt(s, e2)) and (cond is None or cond(s, e2)):
+                if filt(s, e2):
                     aid = offset + (x if table is None else table[x]) * stride
                     if aid not in options:
                         options[aid] = [ai, x]
@@ -331,13 +327,15 @@ def make_collector(alt: Alt) -> Collector:
         (table0, stride0), (table1, stride1) = encodings
 
         def pairs(s: State, env: dict, options: dict, ai: int) -> None:
+            if pre is not None and not pre(s, env):
+                return
             e2 = dict(env)
             for x in list(items0(s, env)):
                 e2[var0] = x
                 if filt0 is not None and not filt0(s, e2):
                     continue
                 base = offset + (x if table0 is None else table0[x]) * stride0
-                if filt1 is None and cond is None:
+                if filt1 is None:
                     for y in items1(s, e2):
                         aid = base + (y if table1 is None else table1[y]) * stride1
                         if aid not in options:
@@ -345,7 +343,7 @@ def make_collector(alt: Alt) -> Collector:
                     continue
                 for y in list(items1(s, e2)):
                     e2[var1] = y
-                    if (filt1 is None or filt1(s, e2)) and (cond is None or cond(s, e2)):
+                    if filt1(s, e2):
                         aid = base + (y if table1 is None else table1[y]) * stride1
                         if aid not in options:
                             options[aid] = [ai, x, y]
@@ -353,19 +351,19 @@ def make_collector(alt: Alt) -> Collector:
         return pairs
 
     def nested(s: State, env: dict, options: dict, ai: int) -> None:
-        _collect_nested(alt, ai, s, dict(env), 0, [], options)
+        if pre is None or pre(s, env):
+            _collect_nested(alt, ai, s, dict(env), 0, [], options)
 
     return nested
 
 
 def _collect_nested(alt: Alt, ai: int, s: State, env: dict, depth: int, values: list, options: dict) -> None:
     if depth == len(alt.loops):
-        if alt.cond is None or alt.cond(s, env):
-            aid = alt.offset
-            for (table, stride), v in zip(alt.encodings, values):
-                aid += (v if table is None else table[v]) * stride
-            if aid not in options:
-                options[aid] = [ai, *values]
+        aid = alt.offset
+        for (table, stride), v in zip(alt.encodings, values):
+            aid += (v if table is None else table[v]) * stride
+        if aid not in options:
+            options[aid] = [ai, *values]
         return
     var, items, filt = alt.loops[depth]
     for x in list(items(s, env)):
@@ -827,9 +825,53 @@ def compile_choose(node: A.Choose, L: Any) -> ChooseCode:
     return code
 
 
+def _conjuncts(node: Any) -> list[Any]:
+    if isinstance(node, A.BinOp) and node.op == "and":
+        return _conjuncts(node.left) + _conjuncts(node.right)
+    return [node]
+
+
+def _filters_by_level(node: A.Alternative, names: tuple[str, ...], L: Any) -> dict[int, Any] | None:
+    """The alternative's conditions split into conjuncts, each checked as soon as the
+    parameters it reads are bound: level -1 before any loop, level i inside loop i.
+
+    Returns {level: closure or None}, or None when a condition is constant false.
+    """
+    from .expressions import const_value, is_const
+
+    position = {name: i for i, name in enumerate(names)}
+    parts: list[Any] = []
+    if node.bindings is not None:
+        for binding in node.bindings.items:
+            if binding.cond is not None:
+                parts.extend(_conjuncts(binding.cond))
+    if node.cond is not None:
+        parts.extend(_conjuncts(node.cond))
+    grouped: dict[int, list[Any]] = {}
+    for part in parts:
+        used = [position[n.id] for n in A.walk(part) if isinstance(n, A.Name) and n.id in position]
+        fn = compile_expr(part, L)
+        if is_const(fn):
+            if not const_value(fn):
+                return None
+            continue
+        grouped.setdefault(max(used) if used else -1, []).append(fn)
+    return {level: _all_of(grouped.get(level, [])) for level in range(-1, len(names))}
+
+
+def _all_of(fns: list[Any]) -> Any:
+    if not fns:
+        return None
+    if len(fns) == 1:
+        return fns[0]
+    if len(fns) == 2:
+        a, b = fns
+        return lambda s, e: bool(a(s, e)) and bool(b(s, e))
+    return lambda s, e: all(f(s, e) for f in fns)
+
+
 def link_alternative(node: A.Alternative, L: Any) -> Alt | None:
     """Link one alternative; None when its condition is false for this game (e.g. an option)."""
-    from .expressions import const_value, is_const
 
     alt = Alt()
     alt.name = node.action
@@ -837,13 +879,12 @@ def link_alternative(node: A.Alternative, L: Any) -> Alt | None:
     alt.offset = spec.offset
     bindings = node.bindings
     alt.names = tuple(b.var for b in bindings.items) if bindings else ()
-    alt.loops = tuple((b.var, compile_list(b.iter, L), compile_expr(b.cond, L) if b.cond is not None else None)
-                      for b in bindings.items) if bindings else ()
-    alt.cond = compile_expr(node.cond, L) if node.cond is not None else None
-    if alt.cond is not None and is_const(alt.cond):
-        if not const_value(alt.cond):
-            return None
-        alt.cond = None
+    levels = _filters_by_level(node, alt.names, L)
+    if levels is None:
+        return None  # a condition that is false for this game (an option, the player count)
+    alt.cond = levels[-1]  # checked once, before enumerating the parameters
+    alt.loops = tuple((b.var, compile_list(b.iter, L), levels[i]) for i, b in enumerate(bindings.items)) \
+        if bindings else ()
     alt.encodings = tuple(spec.encoding(i) for i in range(len(alt.names)))
     alt.collect = make_collector(alt)
     alt.label = node.label
