@@ -122,3 +122,12 @@ def play_random(state: State, rng: random.Random, limit: int = 10**6) -> list[in
 
 def load(path: str, **kwargs: Any) -> interpreter.Game:
     return interpreter.load_game(path, **kwargs)
+
+
+def redecide(state: State) -> None:
+    """Recompute the pending decision after a test rearranged zones (its options are stale)."""
+    pending = state.pending
+    assert pending is not None and pending[0] >= 0, "a player must be deciding"
+    code = state.game.codes[pending[3]]
+    state.pending = None
+    code.enter(state, pending[4])
