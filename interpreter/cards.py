@@ -13,13 +13,14 @@ from typing import Any
 
 from rulespec import ast as A
 from rulespec.model import CardsDef
+from rulespec.source import Limits
 
 from .errors import RuleError
 from .static import evaluate_static
 
 __all__ = ["CardTable", "build_card_table", "MAX_CARDS"]
 
-MAX_CARDS = 10_000
+MAX_CARDS = Limits.max_cards
 
 
 @dataclass(frozen=True)

@@ -161,7 +161,13 @@ def c_Attr(node: A.Attr, L: Any) -> Fn:
             return piece_cell
         table = {"owner": L.piece_owner, "kind": L.piece_kind_name, "start": L.piece_start}[node.name]
         return _lookup(obj, [None if v == -1 else v for v in table] if node.name == "start" else table)
-    raise RuleError(f"cannot resolve attribute '{node.name}'", node.span)
+    span = node.span
+    name = node.name
+
+    def unresolved(s: Any, e: dict) -> Any:
+        raise RuleError(f"cannot tell what '.{name}' reads here: give the value a known type", span)
+
+    return unresolved
 
 
 def local_name(fn: Fn) -> str | None:

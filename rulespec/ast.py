@@ -248,6 +248,7 @@ class Alternative(Node):
     cond: Expr | None
     label: Template | None
     body: Block
+    broken: bool = False  # its `for:` did not parse: its other parts are not checked for names
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,8 @@ from . import ast as A
 from . import types as T
 from .errors import Diagnostics, SourceSpan, did_you_mean
 from .model import ActionRef, SpecModel
+from .source import Limits
+from .static import StaticEvalError, evaluate_static
 
 __all__ = ["CheckInfo", "check_model", "Scope", "CHOICE", "CHANCE", "option_value_error"]
 
@@ -37,6 +39,7 @@ class CheckInfo:
 
 CHOICE = 1
 CHANCE = 2
+MAX_DEFINE_DEPTH = 40
 
 
 class Scope:
@@ -92,6 +95,7 @@ class Checker:
         self._define_stack: list[str] = []
         self._define_checked: set[tuple[str, tuple[str, ...]]] = set()
         self._proc_checked: set[str] = set()
+        self.parse_failed = False
 
     # ------------------------------------------------------------------ helpers
     def error(self, span: SourceSpan | None, message: str, hint: str | None = None) -> None:
@@ -203,9 +207,24 @@ class Checker:
         if base == T.PIECE:
             return self._field(node, T.PIECE_FIELDS, "piece_field", "pieces")
         if base == T.ANY:
-            self.info.refs[id(node)] = ("dynamic", node.name)
-            return T.ANY
+            return self._attr_by_name(node)
         self.error(node.span, f"{T.describe(base)} has no attribute '{node.name}'")
+        return T.ANY
+
+    def _attr_by_name(self, node: A.Attr) -> str:
+        """An attribute of a value of unknown type (a parameter of a procedure nothing calls
+        with typed arguments): resolved by its name where the name says what it is."""
+        if node.name in self.pvars:
+            self.info.refs[id(node)] = ("pvar", node.name)
+            return T.VARIABLE_TYPES[self.pvars[node.name].type]
+        if node.name in T.PLAYER_FIELDS and node.name != "name":
+            self.info.refs[id(node)] = ("player_field", node.name)
+            return T.PLAYER_FIELDS[node.name]
+        if node.name in self.info.attr_types:
+            self.info.refs[id(node)] = ("card_attr", node.name)
+            attr_type = self.info.attr_types[node.name]
+            return T.PROC if attr_type == "procedure" else attr_type
+        self.info.refs[id(node)] = ("dynamic", node.name)
         return T.ANY
 
     def _field(self, node: A.Attr, fields: dict[str, str], kind: str, what: str) -> str:
@@ -435,6 +454,10 @@ class Checker:
         if name in self._define_stack:
             self.error(node.span, f"define '{name}' refers to itself", "defines are expanded, so they cannot recurse")
             return T.ANY
+        if len(self._define_stack) >= MAX_DEFINE_DEPTH:
+            self.error(node.span, f"defines used inside each other more than {MAX_DEFINE_DEPTH} deep",
+                       "write the expression with fewer levels of defines")
+            return T.ANY
         self._define_stack.append(name)
         try:
             result = self.expr(define.body, Scope(dict(zip(define.params, arg_types))))
@@ -533,7 +556,7 @@ class Checker:
                 return 0
         elif isinstance(target, A.Attr):
             owner = self.expr(target.obj, scope)
-            if owner != T.PLAYER:
+            if owner not in (T.PLAYER, T.ANY):
                 self.error(target.span, f"only player variables can be set with '.': {T.describe(owner)} has none")
                 return 0
             if target.name in self.pvars:
@@ -747,6 +770,8 @@ class Checker:
         if key in self.info.refs:
             return
         self.info.refs[key] = ("checked",)  # type: ignore[index]
+        if alt.broken:
+            return  # its parameters are unknown: every use of them would be a false alarm
         inner = scope
         params: list[tuple[str, str, Any]] = []
         if alt.bindings is not None:
@@ -822,29 +847,37 @@ def check_options(c: Checker) -> None:
         if default is None:
             c.error(opt.span, f"option '{opt.name}' needs a default")
             continue
-        error = option_value_error(opt, default)
-        if error:
-            c.error(opt.default_span, f"default of option '{opt.name}': {error}")
+        problem = option_value_problem(opt, default)
+        if problem:
+            c.error(opt.default_span, f"default of option '{opt.name}': {problem[0]}", problem[1])
 
 
-def option_value_error(opt: Any, value: Any) -> str | None:
-    """Why ``value`` is not valid for option ``opt`` (None when it is)."""
+def option_value_problem(opt: Any, value: Any) -> tuple[str, str | None] | None:
+    """Why ``value`` is not valid for option ``opt``, and a hint (None when it is valid)."""
     if opt.type == "bool":
-        return None if isinstance(value, bool) else f"expected true or false, got {value!r}"
+        return None if isinstance(value, bool) else (f"expected true or false, got {value!r}", None)
     if opt.type == "enum":
         if value in opt.values:
             return None
-        hint = did_you_mean(str(value), opt.values)
-        return f"expected one of {', '.join(opt.values)}, got {value!r}" + (f" ({hint})" if hint else "")
+        return f"expected one of {', '.join(opt.values)}, got {value!r}", did_you_mean(str(value), opt.values)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return f"expected a number, got {value!r}"
+        return f"expected a number, got {value!r}", None
     if opt.type == "int" and not isinstance(value, int):
-        return f"expected a whole number, got {value!r}"
+        return f"expected a whole number, got {value!r}", None
     if opt.min is not None and value < opt.min:
-        return f"{value} is below the minimum {opt.min:g}"
+        return f"{value} is below the minimum {opt.min:g}", None
     if opt.max is not None and value > opt.max:
-        return f"{value} is above the maximum {opt.max:g}"
+        return f"{value} is above the maximum {opt.max:g}", None
     return None
+
+
+def option_value_error(opt: Any, value: Any) -> str | None:
+    """Why ``value`` is not valid for option ``opt``, in one sentence (None when it is)."""
+    problem = option_value_problem(opt, value)
+    if problem is None:
+        return None
+    message, hint = problem
+    return f"{message} ({hint})" if hint else message
 
 
 def _check_auto(c: Checker, opt: Any) -> None:
@@ -897,6 +930,9 @@ def check_cards(c: Checker) -> None:
         for name, values, span in entry.family:
             for value in values:
                 _check_attr_value(c, declared.get(name), name, value, span)
+    for attr in cards.attributes:
+        if attr.default is not None:
+            _check_attr_value(c, attr, attr.name, attr.default, attr.default_span or attr.span)
     if cards.name_template is None and not any(n == "name" for e in cards.entries for n, _, _ in e.attrs):
         c.error(cards.span, "cards need names",
                 "give each card a `name`, or a template like `cards.name: \"{colour} {number}\"`")
@@ -913,6 +949,49 @@ def check_cards(c: Checker) -> None:
     c.expect(cards.decks, c.expr(cards.decks, Scope({"num_players": T.INT})), T.INT, "cards.decks")
     for entry in cards.entries:
         c.expect(entry.copies, c.expr(entry.copies, Scope({"num_players": T.INT})), T.INT, "copies")
+    _check_card_count(c)
+
+
+def default_options(model: SpecModel, num_players: int) -> dict[str, Any]:
+    """Every option at its default (auto options computed), for checks before a game exists."""
+    values = {o.name: o.default for o in model.options if o.default != "auto"}
+    for opt in model.options:
+        if opt.default == "auto" and opt.auto is not None:
+            try:
+                values[opt.name] = evaluate_static(opt.auto, values, num_players)
+            except StaticEvalError:
+                pass
+    return values
+
+
+def _check_card_count(c: Checker) -> None:
+    """With default options and the most players, the card list must stay within the limit."""
+    cards = c.m.cards
+    assert cards is not None
+    players = max(c.m.players) if c.m.players else 1
+    options = default_options(c.m, players)
+    limit = Limits.max_cards
+    total = 0
+    try:
+        for entry in cards.entries:
+            copies = evaluate_static(entry.copies, options, players)
+            combos = 1
+            for _, values, _ in entry.family:
+                combos *= len(values)
+            if not isinstance(copies, int) or isinstance(copies, bool) or copies < 0:
+                c.error(entry.copies.span, f"copies must be a whole number, not {copies!r}")
+                return
+            total += combos * copies
+            if total > limit:
+                c.d.limit(entry.span, f"more than {limit} cards")
+                return
+        decks = evaluate_static(cards.decks, options, players)
+    except StaticEvalError:
+        return  # depends on something only known when a game is loaded
+    if not isinstance(decks, int) or isinstance(decks, bool) or decks < 0:
+        c.error(cards.decks.span, f"cards.decks must be a whole number, not {decks!r}")
+    elif total * decks > limit:
+        c.d.limit(cards.decks.span, f"more than {limit} cards ({decks} decks of {total})")
 
 
 def _check_name_template(c: Checker, value: str, span: SourceSpan, entry: Any) -> None:
@@ -1070,7 +1149,8 @@ def check_flow(c: Checker) -> None:
     for action in m.actions:
         if action.action not in c.info.action_params:
             c.alternative(action, Scope())
-    _check_ends(c)
+    if not c.parse_failed:
+        _check_ends(c)
 
 
 def _check_reachable(c: Checker) -> None:
@@ -1139,9 +1219,14 @@ def check_variants(c: Checker) -> None:
                     c.error(case.span, f"variant '{case.name}', option '{name}': {error}")
 
 
-def check_model(model: SpecModel, diags: Diagnostics) -> CheckInfo:
-    """Run every check; all problems are collected in ``diags``."""
+def check_model(model: SpecModel, diags: Diagnostics, parse_failed: bool = False) -> CheckInfo:
+    """Run every check; all problems are collected in ``diags``.
+
+    After syntax errors (``parse_failed``) the checks that reason about the whole spec
+    (can a round end?) are skipped: a rule that did not parse would make them wrong.
+    """
     c = Checker(model, diags)
+    c.parse_failed = parse_failed
     check_options(c)
     check_limits(c)
     check_cards(c)

@@ -49,15 +49,15 @@ def _compile(path: str, text: str | None) -> GameDef:
     validate_structure(data, diags)
     model = build_model(data, path, diags)
     parse_failed = bool(diags)
-    info = _check(model, diags)
+    info = _check(model, diags, parse_failed)
     if diags:
         diags.raise_if_any(LanguageError if parse_failed else SemanticError)
     return GameDef(path, model, info, MappingProxyType(dict(diags.sources)))
 
 
-def _check(model: SpecModel, diags: Diagnostics) -> CheckInfo:
+def _check(model: SpecModel, diags: Diagnostics, parse_failed: bool) -> CheckInfo:
     try:
-        return check_model(model, diags)
+        return check_model(model, diags, parse_failed)
     except SpecError:
         raise
     except Exception:

@@ -139,10 +139,16 @@ class Diagnostics:
     sources: dict[str, str] = field(default_factory=dict)
     items: list[Diagnostic] = field(default_factory=list)
 
+    limit_hit: bool = False  # a resource limit was exceeded: the stage raises LimitError
+
     def error(self, span: SourceSpan | None, message: str, hint: str | None = None) -> None:
         diag = Diagnostic(span, message, hint)
         if diag not in self.items:
             self.items.append(diag)
+
+    def limit(self, span: SourceSpan | None, message: str, hint: str | None = None) -> None:
+        self.limit_hit = True
+        self.error(span, message, hint)
 
     def __bool__(self) -> bool:
         return bool(self.items)
@@ -150,6 +156,9 @@ class Diagnostics:
     def raise_if_any(self, cls: type[SpecError] = SpecError) -> None:
         if self.items:
             items, self.items = self.items, []
+            if self.limit_hit:
+                self.limit_hit = False
+                cls = LimitError
             raise cls(items, self.sources)
 
 

@@ -175,7 +175,8 @@ class _Slice(PosStr):
 
 def _offset_of(exc: UnexpectedInput, text: str) -> int:
     pos = getattr(exc, "pos_in_stream", None)
-    if isinstance(exc, UnexpectedEOF) or pos is None or pos < 0:
+    at_end = isinstance(exc, UnexpectedToken) and exc.token.type == "$END"
+    if isinstance(exc, UnexpectedEOF) or at_end or pos is None or pos < 0:
         return len(text.rstrip())
     return pos
 

@@ -12,7 +12,7 @@ from typing import Any
 from . import ast as A
 from .errors import Diagnostics, SourceSpan
 from .language import parse_bindings, parse_expr, parse_stmt, parse_template
-from .source import PosDict, key_span, span_of, value_span
+from .source import Limits, PosDict, key_span, span_of, value_span
 
 __all__ = [
     "OptionDef", "AttrDef", "CardEntry", "CardsDef", "ZoneDef", "BoardDef", "PieceDef", "VarDef",
@@ -43,6 +43,7 @@ class AttrDef:
     type: str | None
     default: Any
     span: SourceSpan
+    default_span: SourceSpan | None = None
 
 
 @dataclass(frozen=True)
@@ -310,7 +311,8 @@ class _Builder:
         label = None
         if "label" in body:
             label = parse_template(body["label"], self.diags, value_span(body, "label"))
-        return A.Alternative(span, name, bindings, cond, label, self.block(body, "do"))
+        broken = "for" in body and bindings is None
+        return A.Alternative(span, name, bindings, cond, label, self.block(body, "do"), broken)
 
     def choose(self, item: Any, span: SourceSpan) -> A.Choose:
         what = item["choose"]
@@ -368,8 +370,9 @@ class _Builder:
         decks = self.expr(section, "decks") if "decks" in section else None
         attributes = []
         for name, body in (section.get("attributes") or {}).items():
-            attributes.append(AttrDef(str(name), body.get("type"), body.get("default"),
-                                      key_span(section["attributes"], name) or _NOWHERE))
+            attributes.append(AttrDef(str(name), body.get("type"), _plain(body.get("default")),
+                                      key_span(section["attributes"], name) or _NOWHERE,
+                                      value_span(body, "default") if "default" in body else None))
         entries = []
         for i, entry in enumerate(section["list"]):
             span = value_span(section["list"], i) or _NOWHERE
@@ -377,7 +380,7 @@ class _Builder:
             family = []
             for fname, values in (entry.get("family") or {}).items():
                 fspan = value_span(entry["family"], fname) or span
-                family.append((str(fname), _family_values(values), fspan))
+                family.append((str(fname), self.family_values(values, fspan, span), fspan))
             attrs = tuple(
                 (str(k), _plain(v), value_span(entry, k) or span)
                 for k, v in entry.items() if k not in ("copies", "family")
@@ -385,6 +388,18 @@ class _Builder:
             entries.append(CardEntry(attrs, tuple(family), copies or self.const(1, span), span))
         return CardsDef(template, decks or self.const(1, span_of(section)), tuple(attributes), tuple(entries),
                         span_of(section) or _NOWHERE)
+
+    def family_values(self, values: Any, span: SourceSpan, entry_span: SourceSpan) -> tuple[Any, ...]:
+        if not isinstance(values, str):
+            return tuple(_plain(v) for v in values)
+        low, high = (int(x) for x in values.split(".."))
+        if high < low:
+            self.diags.error(span, f"the range '{values}' is empty", f"write the low number first: {high}..{low}")
+            return ()
+        if high - low + 1 > Limits.max_cards:
+            self.diags.limit(entry_span, f"more than {Limits.max_cards} cards")
+            return ()
+        return tuple(range(low, high + 1))
 
     def zones(self, data: Any) -> tuple[ZoneDef, ...]:
         section = data.get("zones") or {}
@@ -578,13 +593,6 @@ def _plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     return value
-
-
-def _family_values(values: Any) -> tuple[Any, ...]:
-    if isinstance(values, str):
-        low, high = (int(x) for x in values.split(".."))
-        return tuple(range(low, high + 1))
-    return tuple(_plain(v) for v in values)
 
 
 def _signature(text: str) -> tuple[str, tuple[str, ...]]:

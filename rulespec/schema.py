@@ -150,7 +150,8 @@ def _report(error: ValidationError, data: Any, diags: Diagnostics) -> None:
     if validator == "required":
         missing = [k for k in value if isinstance(instance, dict) and k not in instance]
         for key in missing:
-            diags.error(span, f"missing required key '{key}' in {where}")
+            removed = instance.removed.get(key) if isinstance(instance, PosDict) else None
+            diags.error(removed or span, f"missing required key '{key}' in {where}")
         return
     if validator == "type":
         wanted = value if isinstance(value, list) else [value]
@@ -182,9 +183,13 @@ def _report(error: ValidationError, data: Any, diags: Diagnostics) -> None:
         diags.error(span, f"{where} must not be empty")
         return
     if validator == "pattern":
+        if "propertyNames" in error.schema_path:  # a bad key: point at the key itself
+            container, _ = _container_and_key(data, path + [None])
+            if isinstance(container, PosDict) and instance in container:
+                span = key_span(container, instance) or span
         if path and path[-1] in ("path",):
             diags.error(span, f"{where} must be a JSON Pointer like /options/rounds/default")
-        elif isinstance(instance, str) and ".." in str(error.schema.get("pattern", "")):
+        elif isinstance(instance, str) and "\\.\\." in str(error.schema.get("pattern", "")):
             diags.error(span, f"{where} must be a list or a range like \"1..13\" (got {_describe(instance)})")
         elif "\\(" in str(value):
             diags.error(span, f"'{instance}' is not a valid name",

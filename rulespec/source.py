@@ -34,6 +34,7 @@ class Limits:
     max_depth = 64
     max_aliases = 100
     max_nodes = 200_000
+    max_cards = 10_000
 
 
 class PosStr(str):
@@ -77,6 +78,7 @@ class PosDict(dict):
         self.span = span or SourceSpan("<generated>", 1, 1)
         self.key_spans = {}
         self.value_spans = {}
+        self.removed: dict[str, SourceSpan] = {}  # keys a variant's patch removed, and where
 
 
 class PosList(list):
@@ -133,9 +135,12 @@ class _BoundedLoader(yaml.SafeLoader):
         super().__init__(stream)
         self.alias_count = 0
         self.depth = 0
+        self.alias_marks: dict[tuple[int, Any], Any] = {}  # (parent, index) -> where the alias is written
 
     def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
         if self.check_event(yaml.AliasEvent):
+            key = index if isinstance(index, int) else id(index)
+            self.alias_marks[(id(parent), key)] = self.peek_event().start_mark
             self.alias_count += 1
             if self.alias_count > Limits.max_aliases:
                 raise _LimitHit(
@@ -164,6 +169,17 @@ def _yaml_hint(problem: str) -> str | None:
     return None
 
 
+def _line_col(text: str, index: int) -> tuple[int, int]:
+    before = text[:index]
+    return before.count("\n") + 1, index - (before.rfind("\n") + 1) + 1
+
+
+def _reader_problem(exc: Any) -> str:
+    character = exc.character
+    code = ord(character) if isinstance(character, str) else int(character)
+    return f"unacceptable character #x{code:04x}: {exc.reason}"
+
+
 def _span(file: str, mark: Any) -> SourceSpan:
     return SourceSpan(file, mark.line + 1, mark.column + 1)
 
@@ -179,14 +195,21 @@ def load_yaml(text: str, file: str, diags: Diagnostics | None = None) -> Any:
             f"file too large ({size} bytes; the limit is {Limits.max_bytes})",
         )
         diags.raise_if_any(LimitError)
-    loader = _BoundedLoader(text)
+    loader = None
     try:
+        loader = _BoundedLoader(text)
         node = loader.get_single_node()
     except _LimitHit as hit:
         diags.error(_span(file, hit.mark), hit.message, "spec files may not nest or alias this much")
         diags.raise_if_any(LimitError)
+    except yaml.reader.ReaderError as exc:
+        line, col = _line_col(text, exc.position)
+        diags.error(SourceSpan(file, line, col), f"YAML syntax: {_reader_problem(exc)}")
+        diags.raise_if_any(YamlSyntaxError)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        if mark is not None and exc.context_mark is not None and mark.line >= text.count("\n"):
+            mark = exc.context_mark  # an error at the end of the file: show where the unclosed thing opened
         message = (exc.problem or exc.context or "invalid YAML").strip()
         if exc.context and exc.problem:
             message = f"{exc.problem} ({exc.context})"
@@ -197,8 +220,9 @@ def load_yaml(text: str, file: str, diags: Diagnostics | None = None) -> Any:
         diags.error(SourceSpan(file, 1, 1), f"YAML syntax: {exc}")
         diags.raise_if_any(YamlSyntaxError)
     finally:
-        loader.dispose()
-    if node is None:
+        if loader is not None:
+            loader.dispose()
+    if node is None or loader is None:
         return PosDict(span=SourceSpan(file, 1, 1))
     builder = _Builder(file, text, loader, diags)
     data = builder.build(node)
@@ -219,6 +243,17 @@ class _Builder:
         self.nodes = 0
         self.limit_hit = False
         self.active: set[int] = set()
+        self.aliases: list[Any] = []  # marks of the aliases being expanded, outermost first
+
+    def child(self, parent: Node, key: Any, node: Node) -> Any:
+        mark = self.loader.alias_marks.get((id(parent), key))
+        if mark is None:
+            return self.build(node)
+        self.aliases.append(mark)
+        try:
+            return self.build(node)
+        finally:
+            self.aliases.pop()
 
     def build(self, node: Node) -> Any:
         self.nodes += 1
@@ -226,7 +261,7 @@ class _Builder:
             if not self.limit_hit:
                 self.limit_hit = True
                 self.diags.error(
-                    _span(self.file, node.start_mark),
+                    _span(self.file, self.aliases[0] if self.aliases else node.start_mark),
                     f"document too large after expanding aliases (more than {Limits.max_nodes} values)",
                     "remove the aliases that repeat large parts of the file",
                 )
@@ -272,8 +307,8 @@ class _Builder:
 
     def sequence(self, node: SequenceNode) -> PosList:
         out = PosList(span=_span(self.file, node.start_mark), flow=bool(node.flow_style))
-        for item in node.value:
-            out.append(self.build(item))
+        for i, item in enumerate(node.value):
+            out.append(self.child(node, i, item))
             out.item_spans.append(_span(self.file, item.start_mark))
         return out
 
@@ -301,7 +336,7 @@ class _Builder:
                     "YAML would silently keep only the last one; remove or rename one of them",
                 )
                 continue
-            out[key] = self.build(value_node)
+            out[key] = self.child(node, id(key_node), value_node)
             out.key_spans[key] = key_span
             out.value_spans[key] = _span(self.file, value_node.start_mark)
         return out

@@ -134,6 +134,8 @@ def _apply_patch(base: PosDict, patch: Any, span: SourceSpan, diags: Diagnostics
             return
         if op == "remove":
             del node[last]
+            if isinstance(node, PosDict):
+                node.removed[last] = path_span  # a later "missing key" error points at this patch
             return
         node[last] = value
         if isinstance(node, PosDict):

@@ -1,0 +1,71 @@
+"""Evaluate the few expressions that must be known before a game starts (option defaults,
+copies, decks, pieces per player, limits): only constants, `num_players` and `option.NAME`."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from . import ast as A
+from .errors import SourceSpan
+
+__all__ = ["evaluate_static", "StaticEvalError"]
+
+
+class StaticEvalError(Exception):
+    def __init__(self, message: str, span: SourceSpan | None):
+        super().__init__(message)
+        self.message = message
+        self.span = span
+
+
+_OPS: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv, "%": operator.mod,
+    "/": operator.truediv, "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+    ">": operator.gt, ">=": operator.ge,
+}
+_FUNCS: dict[str, Callable[..., Any]] = {"max": max, "min": min, "abs": abs, "int": int}
+
+
+def evaluate_static(node: Any, options: Mapping[str, Any], num_players: int | None) -> Any:
+    if isinstance(node, A.Const):
+        return node.value
+    if isinstance(node, A.Name):
+        if node.id == "num_players" and num_players is not None:
+            return num_players
+        raise StaticEvalError(f"'{node.id}' is not known before the game starts", node.span)
+    if isinstance(node, A.Attr) and isinstance(node.obj, A.Name) and node.obj.id == "option":
+        if node.name in options:
+            return options[node.name]
+        raise StaticEvalError(f"option '{node.name}' is not known here", node.span)
+    if isinstance(node, A.BinOp):
+        if node.op in ("and", "or"):
+            left = bool(evaluate_static(node.left, options, num_players))
+            if (node.op == "and") != left:
+                return left
+            return bool(evaluate_static(node.right, options, num_players))
+        left = evaluate_static(node.left, options, num_players)
+        right = evaluate_static(node.right, options, num_players)
+        try:
+            return _OPS[node.op](left, right)
+        except (KeyError, TypeError, ZeroDivisionError, ValueError, OverflowError) as exc:
+            raise StaticEvalError(f"cannot compute this before the game starts ({exc})", node.span) from None
+    if isinstance(node, A.Unary):
+        value = evaluate_static(node.operand, options, num_players)
+        if node.op == "not":
+            return not value
+        try:
+            return -value
+        except TypeError:
+            raise StaticEvalError("cannot negate this value", node.span) from None
+    if isinstance(node, A.Cond):
+        test = evaluate_static(node.test, options, num_players)
+        return evaluate_static(node.body if test else node.orelse, options, num_players)
+    if isinstance(node, A.Call) and node.func in _FUNCS and not node.kwargs:
+        args = [evaluate_static(a, options, num_players) for a in node.args]
+        try:
+            return _FUNCS[node.func](*args)
+        except (TypeError, ValueError) as exc:
+            raise StaticEvalError(f"cannot compute {node.func}(...) ({exc})", node.span) from None
+    raise StaticEvalError("only numbers, options and num_players can be used here", getattr(node, "span", None))
