@@ -96,8 +96,24 @@ def b_distinct(node: A.Call, L: Any) -> Fn:
     return distinct
 
 
+def ordered_list(node: Any, L: Any, what: str) -> Fn:
+    """A list whose order matters: reading a shuffled zone's order is a rule error."""
+    items = compile_list(node, L)
+    if type_of(node, L) != T.ZONE:
+        return items
+    zone = compile_expr(node, L)
+    span = node.span
+
+    def zone_in_order(s: Any, e: dict) -> list:
+        if s.shuffled[zone(s, e)]:
+            raise RuleError(f"{what} of a shuffled zone is not known: draw from it instead", span)
+        return items(s, e)
+
+    return zone_in_order
+
+
 def b_first(node: A.Call, L: Any) -> Fn:
-    items = compile_list(node.args[0], L)
+    items = ordered_list(node.args[0], L, "the first card")
 
     def first(s: Any, e: dict) -> Any:
         xs = items(s, e)
@@ -107,7 +123,7 @@ def b_first(node: A.Call, L: Any) -> Fn:
 
 
 def b_last(node: A.Call, L: Any) -> Fn:
-    items = compile_list(node.args[0], L)
+    items = ordered_list(node.args[0], L, "the last card")
 
     def last(s: Any, e: dict) -> Any:
         xs = items(s, e)

@@ -138,12 +138,17 @@ def s_Move(node: A.Move, L: Any) -> Stmt:
         return move_one_from
     if node.selector == "all" or T.is_list(what_type) or what_type == T.ZONE:
         cards = compile_list(node.what, L)
+        source = compile_expr(node.what, L) if what_type == T.ZONE else None
 
         def move_all(s: Any, e: dict) -> None:
             z = dest(s, e)
             f = face(s, e, z)
+            # a shuffled zone moved whole into an empty one stays in unknown order
+            keeps_shuffle = source is not None and s.shuffled[source(s, e)] and not s.zones[z]
             for c in list(cards(s, e)):
                 move_card(s, c, z, f, bottom)
+            if keeps_shuffle and len(s.zones[z]) > 1:
+                s.shuffled[z] = True
 
         return move_all
     card = compile_expr(node.what, L)

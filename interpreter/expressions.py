@@ -209,7 +209,9 @@ def _player_field(name: str, obj: Fn, L: Any) -> Fn:
 
 
 def c_Index(node: A.Index, L: Any) -> Fn:
-    obj = compile_list(node.obj, L)
+    from .builtins import ordered_list
+
+    obj = ordered_list(node.obj, L, "a card's position")
     index = compile_expr(node.index, L)
     span = node.span
 
@@ -516,7 +518,12 @@ def json_converter(t: str, L: Any) -> Callable[[Any, Any], Any]:
         return lambda s, v: None if v is None else cells[v]
     if t == T.ZONE:
         names = L.cards.names
-        return lambda s, v: [names[c] for c in s.zones[v]]
+
+        def zone_names(s: Any, v: Any) -> list:
+            shown = [names[c] for c in s.zones[v]]
+            return sorted(shown) if s.shuffled[v] else shown  # no order for a shuffled zone
+
+        return zone_names
     if T.is_list(t):
         inner = json_converter(T.elem(t), L)
         return lambda s, v: None if v is None else [inner(s, x) for x in v]

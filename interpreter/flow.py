@@ -49,13 +49,23 @@ MAX_STEPS = 1_000_000  # frames stepped for one action before we call it a loop
 
 
 def run(s: State) -> None:
+    """Step the rules until a decision, a chance event or the end.
+
+    The round's `end_when` is checked after every step here too (blocks also check it
+    after each of their statements), so that it holds "after every statement", whatever
+    ran: a decision's effects, a draw, a loop.
+    """
     stack = s.stack
-    codes = s.game.codes
+    game = s.game
+    codes = game.codes
+    check = game.link.end_check
     budget = MAX_STEPS
     while s.pending is None and stack:
         frame = stack[-1]
         try:
             codes[frame[0]].step(s, frame)
+            if check is not None and s.pending is None and s.in_play and check(s):
+                unwind(s, "round")
         except EndSignal as signal:
             unwind(s, signal.level)
         budget -= 1
@@ -71,6 +81,9 @@ def resolve(s: State, pending: list, index: int) -> None:
             code.resolve_chance(s, pending, index)
         else:
             code.resolve_choice(s, pending, index)
+        check = s.game.link.end_check
+        if check is not None and s.in_play and check(s):
+            unwind(s, "round")
     except EndSignal as signal:
         unwind(s, signal.level)
     run(s)
@@ -92,9 +105,9 @@ def unwind(s: State, level: str) -> None:
         if kind == "round" and level in ("round", "turn", "phase"):
             if frame[1] < 2:
                 frame[1] = 2  # straight to scoring
-                return
-            if level != "round" or not s.ending:
-                return
+                s.in_play = False
+            # already scoring (`end game` there): the round still ends normally
+            return
         if kind == "match":
             frame[1] = 2
             return

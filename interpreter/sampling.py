@@ -18,11 +18,28 @@ from .views import visible_cards
 __all__ = ["sample_consistent"]
 
 
+MAX_TRIES = 200
+
+
 def sample_consistent(state: State, player: int, seed: int | random.Random) -> State:
-    """A copy of ``state`` with all cards hidden from ``player`` redealt at random."""
+    """A copy of ``state`` with all cards hidden from ``player`` redealt at random.
+
+    A redeal can make another player's pending decision impossible (say, they must commit
+    a card of a kind the redeal took away); such samples are rejected and redrawn, so the
+    world returned still shows ``player`` the same decision in progress.
+    """
     rng = seed if isinstance(seed, random.Random) else random.Random(seed)
-    sample = state.clone()
     seen = visible_cards(state, player)
+    sample = state
+    for _ in range(MAX_TRIES):
+        sample = _redeal(state, seen, rng)
+        if _same_decision(state, sample):
+            return sample
+    return sample  # practically unreachable: the last redeal, whose decision has moved on
+
+
+def _redeal(state: State, seen: set[int], rng: random.Random) -> State:
+    sample = state.clone()
     slots: list[tuple[int, int]] = []
     hidden: list[int] = []
     for z, cards in enumerate(sample.zones):
@@ -30,25 +47,31 @@ def sample_consistent(state: State, player: int, seed: int | random.Random) -> S
             if card not in seen:
                 slots.append((z, i))
                 hidden.append(card)
+    faces = [state.face[state.zones[z][i]] for z, i in slots]
     rng.shuffle(hidden)
-    for (z, i), card in zip(slots, hidden):
+    for (z, i), card, face in zip(slots, hidden, faces):
         sample.zones[z][i] = card
         sample.loc[card] = z
-    faces = {slot: state.face[state.zones[slot[0]][slot[1]]] for slot in slots}
-    for (z, i) in slots:
-        sample.face[sample.zones[z][i]] = faces[(z, i)]
+        sample.face[card] = face
     sample.rng = RNG.seed_state(rng.getrandbits(62))
-    _refresh_pending(sample, player)
+    _refresh_pending(sample, state.pending[0] if state.pending else None)
     return sample
 
 
-def _refresh_pending(sample: State, player: int) -> None:
-    """Options of another player's decision, or of a pending draw, follow from the hidden
-    cards: recompute them in the sample."""
+def _same_decision(state: State, sample: State) -> bool:
+    """The sample still waits on the same player, without having played on."""
+    if state.pending is None or sample.pending is None:
+        return state.pending is None and sample.pending is None
+    return (sample.pending[0] == state.pending[0] and len(sample.events) == len(state.events)
+            and len(sample.stack) == len(state.stack))
+
+
+def _refresh_pending(sample: State, decider: int | None) -> None:
+    """Options of a decision, or of a pending draw, follow from the cards: recompute them."""
     from .flow import DealCode, DrawCode, run
 
     pending = sample.pending
-    if pending is None or pending[0] == player:
+    if pending is None:
         return
     code = sample.game.codes[pending[3]]
     if isinstance(code, (DrawCode, DealCode)):

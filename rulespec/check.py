@@ -593,8 +593,13 @@ class Checker:
         else:
             value = self.expr(node.value, scope)
             random = 0
-        if scope.lookup(node.name) is not None and node.name in scope.names:
+        if node.name in scope.names:
             self.error(node.span, f"'{node.name}' is already defined in this block")
+        elif scope.lookup(node.name) is not None:
+            self.error(node.span, f"'{node.name}' is already defined in an enclosing block or as a parameter",
+                       "pick another name: a `let` cannot hide a name that is already visible")
+        if value == T.ZONE:
+            value = T.list_of(T.CARD)  # `let` keeps the cards the zone holds now, not the zone
         if node.name in T.BUILTIN_NAMES or node.name in self.variables or node.name in self.zones:
             what = "variable" if node.name in self.variables else "built-in or zone"
             self.error(node.span, f"'{node.name}' already names a {what}",
@@ -933,7 +938,8 @@ def check_cards(c: Checker) -> None:
     for attr in cards.attributes:
         if attr.default is not None:
             _check_attr_value(c, attr, attr.name, attr.default, attr.default_span or attr.span)
-    if cards.name_template is None and not any(n == "name" for e in cards.entries for n, _, _ in e.attrs):
+    named = any(n == "name" for e in cards.entries for n, _, _ in e.attrs + e.family)
+    if cards.name_template is None and not named:
         c.error(cards.span, "cards need names",
                 "give each card a `name`, or a template like `cards.name: \"{colour} {number}\"`")
     for entry in cards.entries:
@@ -1112,7 +1118,7 @@ def check_flow(c: Checker) -> None:
         c.block(phase.turn, Scope(), _Context("turn"))
         for cond in phase.end_when:
             c.expect(cond, c.expr(cond, Scope()), T.BOOL, "the phase's end_when")
-        if not phase.turn.stmts:
+        if not phase.turn.stmts and not c.parse_failed:
             c.error(phase.span, f"phase '{phase.name}' has an empty turn")
     for phase in m.round.phases:
         if phase.next is not None and phase.next not in phase_names:
@@ -1177,6 +1183,7 @@ def _check_reachable(c: Checker) -> None:
 def _all_blocks(m: SpecModel) -> Iterable[Any]:
     yield m.match.setup
     yield m.round.setup
+    yield m.round.scoring
     for phase in m.round.phases:
         yield phase.turn
     for proc in m.procedures:
