@@ -128,33 +128,44 @@ class _LimitHit(Exception):
         self.mark = mark
 
 
-class _BoundedLoader(yaml.SafeLoader):
-    """SafeLoader whose composer counts aliases and nesting depth."""
+_C_LOADER = getattr(yaml, "CSafeLoader", None)  # libyaml, when PyYAML was built with it
+_OPENERS = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.FlowMappingStartToken,
+            yaml.FlowSequenceStartToken)
+_CLOSERS = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
 
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self.alias_count = 0
-        self.depth = 0
-        self.alias_marks: dict[tuple[int, Any], Any] = {}  # (parent, index) -> where the alias is written
 
-    def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
-        if self.check_event(yaml.AliasEvent):
-            key = index if isinstance(index, int) else id(index)
-            self.alias_marks[(id(parent), key)] = self.peek_event().start_mark
-            self.alias_count += 1
-            if self.alias_count > Limits.max_aliases:
-                raise _LimitHit(
-                    f"too many YAML aliases (more than {Limits.max_aliases})", self.peek_event().start_mark
-                )
-        self.depth += 1
-        try:
-            if self.depth > Limits.max_depth:
-                raise _LimitHit(
-                    f"nesting too deep (more than {Limits.max_depth} levels)", self.peek_event().start_mark
-                )
-            return super().compose_node(parent, index)
-        finally:
-            self.depth -= 1
+def _scan_limits(text: str, loader: Any) -> list[Any]:
+    """Check alias count and nesting on the token stream; returns the marks of the aliases.
+
+    Done before composing, so that neither an alias bomb nor a deeply nested document ever
+    reaches the composer.
+    """
+    aliases = []
+    depth = 0
+    for token in yaml.scan(text, Loader=loader):
+        if isinstance(token, yaml.AliasToken):
+            aliases.append(token.start_mark)
+            if len(aliases) > Limits.max_aliases:
+                raise _LimitHit(f"too many YAML aliases (more than {Limits.max_aliases})", token.start_mark)
+        elif isinstance(token, _OPENERS):
+            depth += 1
+            if depth > Limits.max_depth:
+                raise _LimitHit(f"nesting too deep (more than {Limits.max_depth} levels)", token.start_mark)
+        elif isinstance(token, _CLOSERS):
+            depth -= 1
+    return aliases
+
+
+def _compose(text: str, fast: bool) -> tuple[Any, list[Any]]:
+    """The node graph of ``text`` and the marks of its aliases (C parser when ``fast``)."""
+    yaml.reader.Reader(text)  # refuses unprintable characters, with PyYAML's message
+    loader = _C_LOADER if fast and _C_LOADER is not None else yaml.SafeLoader
+    aliases = _scan_limits(text, loader)
+    composer = loader(text)
+    try:
+        return composer.get_single_node(), aliases
+    finally:
+        composer.dispose()
 
 
 def _yaml_hint(problem: str) -> str | None:
@@ -195,10 +206,11 @@ def load_yaml(text: str, file: str, diags: Diagnostics | None = None) -> Any:
             f"file too large ({size} bytes; the limit is {Limits.max_bytes})",
         )
         diags.raise_if_any(LimitError)
-    loader = None
     try:
-        loader = _BoundedLoader(text)
-        node = loader.get_single_node()
+        try:
+            node, aliases = _compose(text, fast=True)
+        except yaml.YAMLError:
+            node, aliases = _compose(text, fast=False)  # PyYAML's own words for the mistake
     except _LimitHit as hit:
         diags.error(_span(file, hit.mark), hit.message, "spec files may not nest or alias this much")
         diags.raise_if_any(LimitError)
@@ -216,15 +228,12 @@ def load_yaml(text: str, file: str, diags: Diagnostics | None = None) -> Any:
         diags.error(_span(file, mark) if mark else SourceSpan(file, 1, 1), f"YAML syntax: {message}",
                     _yaml_hint(str(exc.problem or "")))
         diags.raise_if_any(YamlSyntaxError)
-    except (yaml.YAMLError, ValueError, UnicodeError) as exc:
+    except (yaml.YAMLError, ValueError, UnicodeError, RecursionError) as exc:
         diags.error(SourceSpan(file, 1, 1), f"YAML syntax: {exc}")
         diags.raise_if_any(YamlSyntaxError)
-    finally:
-        if loader is not None:
-            loader.dispose()
-    if node is None or loader is None:
+    if node is None:
         return PosDict(span=SourceSpan(file, 1, 1))
-    builder = _Builder(file, text, loader, diags)
+    builder = _Builder(file, text, aliases, diags)
     data = builder.build(node)
     if builder.limit_hit:
         diags.raise_if_any(LimitError)
@@ -235,25 +244,28 @@ def load_yaml(text: str, file: str, diags: Diagnostics | None = None) -> Any:
 class _Builder:
     """Turns a composed node graph into PosDict/PosList/PosStr data."""
 
-    def __init__(self, file: str, text: str, loader: _BoundedLoader, diags: Diagnostics):
+    def __init__(self, file: str, text: str, aliases: list[Any], diags: Diagnostics):
         self.file = file
         self.text = text
-        self.loader = loader
+        self.constructor = yaml.constructor.SafeConstructor()
         self.diags = diags
         self.nodes = 0
         self.limit_hit = False
         self.active: set[int] = set()
+        self.built: set[int] = set()  # collections met before: meeting one again is an alias
+        self.alias_marks = list(reversed(aliases))  # aliases in the text, next one last
         self.aliases: list[Any] = []  # marks of the aliases being expanded, outermost first
 
     def child(self, parent: Node, key: Any, node: Node) -> Any:
-        mark = self.loader.alias_marks.get((id(parent), key))
-        if mark is None:
-            return self.build(node)
-        self.aliases.append(mark)
-        try:
-            return self.build(node)
-        finally:
-            self.aliases.pop()
+        # Building follows the text, so each node met again outside an expansion is the
+        # next alias written in the text.
+        if id(node) in self.built and not self.aliases and self.alias_marks:
+            self.aliases.append(self.alias_marks.pop())
+            try:
+                return self.build(node)
+            finally:
+                self.aliases.pop()
+        return self.build(node)
 
     def build(self, node: Node) -> Any:
         self.nodes += 1
@@ -271,6 +283,7 @@ class _Builder:
         if id(node) in self.active:
             self.diags.error(_span(self.file, node.start_mark), "a YAML alias refers to itself (recursive structure)")
             return None
+        self.built.add(id(node))
         if isinstance(node, ScalarNode):
             return self.scalar(node)
         self.active.add(id(node))
@@ -287,7 +300,7 @@ class _Builder:
     def scalar(self, node: ScalarNode) -> Any:
         span = _span(self.file, node.start_mark)
         try:
-            value = self.loader.construct_object(node, deep=True)
+            value = self.constructor.construct_object(node, deep=True)
         except yaml.YAMLError as exc:
             self.diags.error(span, f"unsupported YAML value: {getattr(exc, 'problem', exc)}")
             return None
