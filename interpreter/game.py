@@ -193,6 +193,9 @@ def _text_of(node: Any, link: Link) -> Any:
     if t == T.PLAYER:
         names = link.seat_names
         return lambda s, v: "none" if v is None else names[v]
+    if t == T.list_of(T.PLAYER):
+        names = link.seat_names
+        return lambda s, v: ", ".join(names[p] for p in v)
     if t == T.PIECE:
         labels = link.piece_label
         return lambda s, v: "none" if v is None else labels[v]
