@@ -225,13 +225,17 @@ class WhileCode(Code):
 class Alt:
     """One alternative of a choice, linked: how to enumerate, encode and run it."""
 
-    __slots__ = ("name", "names", "loops", "cond", "encodings", "collect", "body_fn", "body_code", "label", "offset")
+    __slots__ = ("name", "names", "loops", "cond", "encodings", "collect", "decode", "size", "span", "body_fn",
+                 "body_code", "label", "offset")
     name: str
     names: tuple[str, ...]
     loops: tuple[tuple[str, Callable[[State, dict], Any], Callable[[State, dict], Any] | None], ...]
     cond: Callable[[State, dict], Any] | None
     encodings: tuple[tuple[Any, int], ...]
-    collect: Callable[[State, dict, dict, int], None]
+    collect: Callable[[State, dict, set], None]
+    decode: Callable[[State, dict, int], None]
+    size: int
+    span: Any
     body_fn: Callable[[State, dict], Any] | None
     body_code: int
     label: Any
@@ -239,6 +243,9 @@ class Alt:
 
 
 class ChooseCode(Code):
+    """A decision. Its pending form is ``[player, legal ids, None, code, env]``: only the ids;
+    the chosen id is decoded back into its parameters when it is applied."""
+
     __slots__ = ("alts", "by", "orelse", "span")
     alts: tuple[Alt, ...]
     by: Callable[[State, dict], Any] | None
@@ -249,51 +256,38 @@ class ChooseCode(Code):
         player = s.current if self.by is None else self.by(s, env)
         if player is None:
             raise RuleError("`choose ... by:` names no player (none)", self.span)
-        options: dict[int, list] = {}
-        alts = self.alts
-        if len(alts) == 1:
-            alts[0].collect(s, env, options, 0)
-        else:
-            for ai, alt in enumerate(alts):
-                alt.collect(s, env, options, ai)
-        if not options:
+        ids: set[int] = set()
+        for alt in self.alts:
+            alt.collect(s, env, ids)
+        if not ids:
             if self.orelse is not None:
                 s.stack.append([self.orelse, 0, dict(env)])
             return
-        if len(options) == 1:
-            legal = list(options)
-        else:
-            legal = sorted(options)
-        s.pending = [player, legal, [options[a] for a in legal], self.index, env]
+        s.pending = [player, sorted(ids), None, self.index, env]
 
     def resolve_choice(self, s: State, pending: list, index: int) -> None:
-        option = pending[2][index]
-        alt = self.alts[option[0]]
-        env = dict(pending[4])
-        names = alt.names
-        if names:
-            env[names[0]] = option[1]
-            if len(names) > 1:
-                for i in range(1, len(names)):
-                    env[names[i]] = option[i + 1]
+        alt, env = self.option_env(s, pending, index)
         if alt.body_fn is not None:
             alt.body_fn(s, env)
         else:
             s.stack.append([alt.body_code, 0, env])
 
-    def option_env(self, pending: list, index: int) -> tuple[Alt, dict]:
-        option = pending[2][index]
-        alt = self.alts[option[0]]
+    def option_env(self, s: State, pending: list, index: int) -> tuple[Alt, dict]:
+        """The alternative an action id belongs to, and the env with its parameters bound."""
+        action = pending[1][index]
         env = dict(pending[4])
-        env.update(zip(alt.names, option[1:]))
-        return alt, env
+        for alt in self.alts:
+            if alt.offset <= action < alt.offset + alt.size:
+                alt.decode(s, env, action - alt.offset)
+                return alt, env
+        raise RuleError(f"internal: action {action} belongs to no alternative", self.span)
 
 
-Collector = Callable[[State, dict, dict, int], None]
+Collector = Callable[[State, dict, set], None]
 
 
 def make_collector(alt: Alt) -> Collector:
-    """A function adding this alternative's options to ``options`` as {action id: [alt, *params]}.
+    """A function adding the ids of this alternative's options to a set.
 
     Specialised at link time on the shape (loops, filters, encodings): choices are the
     hottest path of a playout. ``alt.cond`` holds the conditions that read no parameter:
@@ -303,9 +297,9 @@ def make_collector(alt: Alt) -> Collector:
     pre = alt.cond
     offset = alt.offset
     if not loops:
-        def no_params(s: State, env: dict, options: dict, ai: int) -> None:
+        def no_params(s: State, env: dict, ids: set) -> None:
             if pre is None or pre(s, env):
-                options.setdefault(offset, [ai])
+                ids.add(offset)
 
         return no_params
     encodings = alt.encodings
@@ -313,70 +307,113 @@ def make_collector(alt: Alt) -> Collector:
         var, items, filt = loops[0]
         table, stride = encodings[0]
         if filt is None:
-            def encoded(s: State, env: dict, options: dict, ai: int) -> None:
+            if table is None and stride == 1:
+                def plain(s: State, env: dict, ids: set) -> None:
+                    if pre is None or pre(s, env):
+                        ids.update(offset + x for x in items(s, env))
+
+                return plain
+
+            def encoded(s: State, env: dict, ids: set) -> None:
                 if pre is not None and not pre(s, env):
                     return
+                add = ids.add
                 for x in items(s, env):
-                    aid = offset + (x if table is None else table[x]) * stride
-                    if aid not in options:
-                        options[aid] = [ai, x]
+                    add(offset + (x if table is None else table[x]) * stride)
 
             return encoded
 
-        def filtered(s: State, env: dict, options: dict, ai: int) -> None:
+        def filtered(s: State, env: dict, ids: set) -> None:
             if pre is not None and not pre(s, env):
                 return
             e2 = dict(env)
+            add = ids.add
             for x in list(items(s, env)):
                 e2[var] = x
                 if filt(s, e2):
-                    aid = offset + (x if table is None else table[x]) * stride
-                    if aid not in options:
-                        options[aid] = [ai, x]
+                    add(offset + (x if table is None else table[x]) * stride)
 
         return filtered
     if len(loops) == 2:
         (var0, items0, filt0), (var1, items1, filt1) = loops
         (table0, stride0), (table1, stride1) = encodings
 
-        def pairs(s: State, env: dict, options: dict, ai: int) -> None:
+        def pairs(s: State, env: dict, ids: set) -> None:
             if pre is not None and not pre(s, env):
                 return
             e2 = dict(env)
+            add = ids.add
             for x in list(items0(s, env)):
                 e2[var0] = x
                 if filt0 is not None and not filt0(s, e2):
                     continue
                 base = offset + (x if table0 is None else table0[x]) * stride0
                 if filt1 is None:
-                    for y in items1(s, e2):
-                        aid = base + (y if table1 is None else table1[y]) * stride1
-                        if aid not in options:
-                            options[aid] = [ai, x, y]
+                    if table1 is None:
+                        for y in items1(s, e2):
+                            add(base + y * stride1)
+                    else:
+                        for y in items1(s, e2):
+                            add(base + table1[y] * stride1)
                     continue
                 for y in list(items1(s, e2)):
                     e2[var1] = y
                     if filt1(s, e2):
-                        aid = base + (y if table1 is None else table1[y]) * stride1
-                        if aid not in options:
-                            options[aid] = [ai, x, y]
+                        add(base + (y if table1 is None else table1[y]) * stride1)
 
         return pairs
 
-    def nested(s: State, env: dict, options: dict, ai: int) -> None:
+    def nested(s: State, env: dict, ids: set) -> None:
         if pre is None or pre(s, env):
-            _collect_nested(alt, ai, s, dict(env), 0, [], options)
+            _collect_nested(alt, s, dict(env), 0, [], ids)
 
     return nested
 
 
-def _collect_nested(alt: Alt, ai: int, s: State, env: dict, depth: int, values: list, options: dict) -> None:
+def make_decoder(alt: Alt, spec: Any) -> Callable[[State, dict, int], None]:
+    """Binds the parameters of the option ``rest`` (an id minus the offset) into ``env``.
+
+    Seats, cells, pieces and literal values decode arithmetically; a card decodes to its
+    kind, and the card bound is the first of that kind the parameter's collection offers
+    (with its filter), exactly the card enumeration met first.
+    """
+    steps = []
+    for i, (var, items, filt) in enumerate(alt.loops):
+        table, stride = alt.encodings[i]
+        t = spec.params[i][1]
+        if t == T.CARD:
+            steps.append((var, stride, "card", (items, filt, table)))
+        elif table is not None:
+            steps.append((var, stride, "literal", spec.literals[i]))
+        else:
+            steps.append((var, stride, "id", None))
+
+    def decode(s: State, env: dict, rest: int) -> None:
+        for var, stride, kind, data in steps:
+            digit, rest = divmod(rest, stride)
+            if kind == "id":
+                env[var] = digit
+            elif kind == "literal":
+                env[var] = data[digit]
+            else:
+                items, filt, kind_of = data
+                for card in list(items(s, env)):
+                    if kind_of[card] == digit:
+                        env[var] = card
+                        if filt is None or filt(s, env):
+                            break
+                else:
+                    raise RuleError(f"internal: no card of kind {digit} for '{var}'", alt.span)
+
+    return decode
+
+
+def _collect_nested(alt: Alt, s: State, env: dict, depth: int, values: list, ids: set) -> None:
     if depth == len(alt.loops):
         aid = alt.offset
         for (table, stride), v in zip(alt.encodings, values):
             aid += (v if table is None else table[v]) * stride
-        if aid not in options:
-            options[aid] = [ai, *values]
+        ids.add(aid)
         return
     var, items, filt = alt.loops[depth]
     for x in list(items(s, env)):
@@ -384,7 +421,7 @@ def _collect_nested(alt: Alt, ai: int, s: State, env: dict, depth: int, values: 
         if filt is not None and not filt(s, env):
             continue
         values.append(x)
-        _collect_nested(alt, ai, s, env, depth + 1, values, options)
+        _collect_nested(alt, s, env, depth + 1, values, ids)
         values.pop()
 
 
@@ -899,7 +936,10 @@ def link_alternative(node: A.Alternative, L: Any) -> Alt | None:
     alt.loops = tuple((b.var, compile_list(b.iter, L), levels[i]) for i, b in enumerate(bindings.items)) \
         if bindings else ()
     alt.encodings = tuple(spec.encoding(i) for i in range(len(alt.names)))
+    alt.size = max(spec.size, 1)
+    alt.span = node.span
     alt.collect = make_collector(alt)
+    alt.decode = make_decoder(alt, spec)
     alt.label = node.label
     if waits(node.body, L):
         alt.body_fn = None

@@ -141,7 +141,7 @@ class Game:
             code = self.codes[pending[3]]
             if pending[0] == CHANCE:
                 return self._chance_label(code, pending, index)
-            alt, env = code.option_env(pending, index)
+            alt, env = code.option_env(state, pending, index)
             if alt.label is not None:
                 return self._render_label(alt.label, state, env)
         return self.describe_action(action, pending is not None and pending[0] == CHANCE)
