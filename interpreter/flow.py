@@ -377,7 +377,7 @@ def make_decoder(alt: Alt, spec: Any) -> Callable[[State, dict, int], None]:
     kind, and the card bound is the first of that kind the parameter's collection offers
     (with its filter), exactly the card enumeration met first.
     """
-    steps = []
+    steps: list[tuple[str, int, str, Any]] = []
     for i, (var, items, filt) in enumerate(alt.loops):
         table, stride = alt.encodings[i]
         t = spec.params[i][1]
