@@ -60,9 +60,6 @@ def build_card_table(cards: CardsDef | None, attr_types: Mapping[str, str], opti
     rows: list[dict[str, Any]] = []
     for _ in range(decks):
         for entry in cards.entries:
-            copies = evaluate_static(entry.copies, options, num_players)
-            if not isinstance(copies, int) or copies < 0:
-                raise RuleError(f"copies must be a whole number, got {copies!r}", entry.copies.span)
             names = [n for n, _, _ in entry.family]
             combos = itertools.product(*(values for _, values, _ in entry.family)) if names else [()]
             for combo in combos:
@@ -70,6 +67,10 @@ def build_card_table(cards: CardsDef | None, attr_types: Mapping[str, str], opti
                 attrs.update(zip(names, combo))
                 for name, value, _ in entry.attrs:
                     attrs[name] = value
+                # copies may depend on the card's own attributes: "2 if value > 10 else 1"
+                copies = evaluate_static(entry.copies, options, num_players, attrs)
+                if not isinstance(copies, int) or isinstance(copies, bool) or copies < 0:
+                    raise RuleError(f"copies must be a whole number, got {copies!r}", entry.copies.span)
                 if isinstance(attrs.get("name"), str) and "{" in attrs["name"]:
                     attrs["name"] = attrs["name"].format(**attrs)
                 for _ in range(copies):

@@ -13,8 +13,9 @@ from .errors import RuleError
 __all__ = ["evaluate_static"]
 
 
-def evaluate_static(node: Any, options: Mapping[str, Any], num_players: int | None) -> Any:
+def evaluate_static(node: Any, options: Mapping[str, Any], num_players: int | None,
+                    names: Mapping[str, Any] | None = None) -> Any:
     try:
-        return _evaluate(node, options, num_players)
+        return _evaluate(node, options, num_players, names)
     except StaticEvalError as exc:
         raise RuleError(exc.message, exc.span) from None

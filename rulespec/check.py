@@ -8,6 +8,7 @@ integers at run time).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -954,7 +955,11 @@ def check_cards(c: Checker) -> None:
                             did_you_mean(getattr(part, "id", ""), c.info.attr_types))
     c.expect(cards.decks, c.expr(cards.decks, Scope({"num_players": T.INT})), T.INT, "cards.decks")
     for entry in cards.entries:
-        c.expect(entry.copies, c.expr(entry.copies, Scope({"num_players": T.INT})), T.INT, "copies")
+        own = {n: c.info.attr_types.get(n, T.ANY) for n, _, _ in entry.attrs + entry.family}
+        for name in own:
+            if own[name] == "procedure":
+                own[name] = T.STR
+        c.expect(entry.copies, c.expr(entry.copies, Scope({"num_players": T.INT, **own})), T.INT, "copies")
     _check_card_count(c)
 
 
@@ -980,14 +985,22 @@ def _check_card_count(c: Checker) -> None:
     total = 0
     try:
         for entry in cards.entries:
-            copies = evaluate_static(entry.copies, options, players)
-            combos = 1
+            names = [n for n, _, _ in entry.family]
+            constants = {n: v for n, v, _ in entry.attrs}
+            combinations = 1
             for _, values, _ in entry.family:
-                combos *= len(values)
-            if not isinstance(copies, int) or isinstance(copies, bool) or copies < 0:
-                c.error(entry.copies.span, f"copies must be a whole number, not {copies!r}")
+                combinations *= len(values)
+            if combinations > limit:
+                c.d.limit(entry.span, f"more than {limit} cards")
                 return
-            total += combos * copies
+            for combo in itertools.product(*(values for _, values, _ in entry.family)):
+                copies = evaluate_static(entry.copies, options, players, {**constants, **dict(zip(names, combo))})
+                if not isinstance(copies, int) or isinstance(copies, bool) or copies < 0:
+                    c.error(entry.copies.span, f"copies must be a whole number, not {copies!r}")
+                    return
+                total += copies
+                if total > limit:
+                    break
             if total > limit:
                 c.d.limit(entry.span, f"more than {limit} cards")
                 return

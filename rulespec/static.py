@@ -28,12 +28,22 @@ _OPS: dict[str, Callable[[Any, Any], Any]] = {
 _FUNCS: dict[str, Callable[..., Any]] = {"max": max, "min": min, "abs": abs, "int": int}
 
 
-def evaluate_static(node: Any, options: Mapping[str, Any], num_players: int | None) -> Any:
+def evaluate_static(node: Any, options: Mapping[str, Any], num_players: int | None,
+                    names: Mapping[str, Any] | None = None) -> Any:
+    """The value of ``node``; ``names`` are extra known values (a card's own attributes)."""
+    if names:
+        return _evaluate(node, options, num_players, names)
+    return _evaluate(node, options, num_players, {})
+
+
+def _evaluate(node: Any, options: Mapping[str, Any], num_players: int | None, names: Mapping[str, Any]) -> Any:
     if isinstance(node, A.Const):
         return node.value
     if isinstance(node, A.Name):
         if node.id == "num_players" and num_players is not None:
             return num_players
+        if node.id in names:
+            return names[node.id]
         raise StaticEvalError(f"'{node.id}' is not known before the game starts", node.span)
     if isinstance(node, A.Attr) and isinstance(node.obj, A.Name) and node.obj.id == "option":
         if node.name in options:
@@ -41,18 +51,18 @@ def evaluate_static(node: Any, options: Mapping[str, Any], num_players: int | No
         raise StaticEvalError(f"option '{node.name}' is not known here", node.span)
     if isinstance(node, A.BinOp):
         if node.op in ("and", "or"):
-            left = bool(evaluate_static(node.left, options, num_players))
+            left = bool(_evaluate(node.left, options, num_players, names))
             if (node.op == "and") != left:
                 return left
-            return bool(evaluate_static(node.right, options, num_players))
-        left = evaluate_static(node.left, options, num_players)
-        right = evaluate_static(node.right, options, num_players)
+            return bool(_evaluate(node.right, options, num_players, names))
+        left = _evaluate(node.left, options, num_players, names)
+        right = _evaluate(node.right, options, num_players, names)
         try:
             return _OPS[node.op](left, right)
         except (KeyError, TypeError, ZeroDivisionError, ValueError, OverflowError) as exc:
             raise StaticEvalError(f"cannot compute this before the game starts ({exc})", node.span) from None
     if isinstance(node, A.Unary):
-        value = evaluate_static(node.operand, options, num_players)
+        value = _evaluate(node.operand, options, num_players, names)
         if node.op == "not":
             return not value
         try:
@@ -60,10 +70,10 @@ def evaluate_static(node: Any, options: Mapping[str, Any], num_players: int | No
         except TypeError:
             raise StaticEvalError("cannot negate this value", node.span) from None
     if isinstance(node, A.Cond):
-        test = evaluate_static(node.test, options, num_players)
-        return evaluate_static(node.body if test else node.orelse, options, num_players)
+        test = _evaluate(node.test, options, num_players, names)
+        return _evaluate(node.body if test else node.orelse, options, num_players, names)
     if isinstance(node, A.Call) and node.func in _FUNCS and not node.kwargs:
-        args = [evaluate_static(a, options, num_players) for a in node.args]
+        args = [_evaluate(a, options, num_players, names) for a in node.args]
         try:
             return _FUNCS[node.func](*args)
         except (TypeError, ValueError) as exc:
