@@ -26,7 +26,8 @@ and appear only in the observation string.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..game import Game
@@ -43,7 +44,7 @@ def view_string(view: dict[str, Any]) -> str:
 class ViewEncoder:
     """Encodes ``state.observation(player)`` into a fixed-size float vector."""
 
-    def __init__(self, game: "Game"):
+    def __init__(self, game: Game):
         link = game.link
         self.game = game
         self.n = n = game.num_players
@@ -105,7 +106,7 @@ class ViewEncoder:
             offset += size
         return out
 
-    def observe(self, state: "State", player: int) -> dict[str, Any]:
+    def observe(self, state: State, player: int) -> dict[str, Any]:
         return state.observation(player, events=False)
 
     # ------------------------------------------------------------------ values
@@ -163,7 +164,7 @@ class ViewEncoder:
 
         ``out`` is a zeroed, indexable sequence of ``size`` floats (a list or numpy vector).
         """
-        n, k = self.n, self.kinds
+        n = self.n
         me = view["player"]
         me = me if isinstance(me, int) and 0 <= me < n else 0
         at = 0

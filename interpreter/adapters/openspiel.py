@@ -1,13 +1,13 @@
 """Any rulespec game as an OpenSpiel (``pyspiel``) Python game.
 
     from interpreter.adapters import openspiel as rs_openspiel
-    game = rs_openspiel.register("games/highhand.yaml", players=4, options={"rounds": 1})
+    game = rs_openspiel.register("games/mygame.yaml", players=4, options={"rounds": 1})
     state = game.new_initial_state()            # a pyspiel.State
     pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
 
 ``register`` binds a spec to a player count and options, registers it with OpenSpiel
 under a short name made from the spec's file name, the player count and a hash of the
-options (``rulespec_highhand_4p_1a2b3c4d``) and returns the loaded ``pyspiel.Game``; after
+options (``rulespec_mygame_4p_1a2b3c4d``) and returns the loaded ``pyspiel.Game``; after
 that ``pyspiel.load_game(name)`` works too, which is what OpenSpiel's own serialization
 (``serialize_game_and_state``) relies on.
 
@@ -35,8 +35,9 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 try:
     import numpy as np
@@ -106,6 +107,9 @@ def register(spec_path: str, players: int | None = None, options: Mapping[str, A
 
 
 def _describe(interp: InterpreterGame, name: str) -> tuple[Any, Any]:
+    if interp.min_utility is None or interp.max_utility is None:
+        raise ValueError(f"{interp.name}: OpenSpiel needs bounds on the returns; "
+                         "give match.returns a min and a max in the spec")
     stochastic = _may_be_random(interp)
     if interp.utility_sum is None:
         utility = pyspiel.GameType.Utility.GENERAL_SUM
@@ -193,8 +197,14 @@ class _Recall:
     """
 
     __slots__ = ("upto", "checkpoint", "digest", "last", "own", "events_seen")
+    upto: int
+    checkpoint: InterpreterState
+    digest: list[bytes]
+    last: list[str]
+    own: list[list[int]]
+    events_seen: int
 
-    def copy(self) -> "_Recall":
+    def copy(self) -> _Recall:
         other = _Recall.__new__(_Recall)
         other.upto = self.upto
         other.checkpoint = self.checkpoint  # shared: never mutated
@@ -205,7 +215,7 @@ class _Recall:
         return other
 
     @classmethod
-    def start(cls, initial: InterpreterState) -> "_Recall":
+    def start(cls, initial: InterpreterState) -> _Recall:
         viewers = initial.game.num_players + 1  # the seats, then the public viewer
         self = cls.__new__(cls)
         self.upto = 0
@@ -214,13 +224,13 @@ class _Recall:
         self.last = [""] * viewers
         self.own = [[] for _ in range(viewers)]
         self.events_seen = 0
-        self._record(initial, None, None)
+        self._record(initial, None, -1)
         return self
 
     def _feed(self, p: int, entry: str) -> None:
         self.digest[p] = hashlib.blake2b(self.digest[p] + entry.encode(), digest_size=16).digest()
 
-    def _record(self, s: InterpreterState, actor: int | None, action: int | None) -> None:
+    def _record(self, s: InterpreterState, actor: int | None, action: int) -> None:
         new_events = s.events[self.events_seen:]
         self.events_seen = len(s.events)
         for p in range(s.game.num_players + 1):
@@ -256,7 +266,7 @@ class _Recall:
                 "own": [list(a) for a in self.own], "events_seen": self.events_seen}
 
     @classmethod
-    def from_data(cls, interp: InterpreterGame, data: dict[str, Any]) -> "_Recall":
+    def from_data(cls, interp: InterpreterGame, data: dict[str, Any]) -> _Recall:
         self = cls.__new__(cls)
         self.upto = data["upto"]
         self.checkpoint = interp.state_from_json(data["checkpoint"])
@@ -279,7 +289,7 @@ class _Inner:
         self.state = state
         self.recall = recall
 
-    def __deepcopy__(self, memo: dict) -> "_Inner":
+    def __deepcopy__(self, memo: dict) -> _Inner:
         return _Inner(self.key, self.state.clone(), None if self.recall is None else self.recall.copy())
 
     def __getstate__(self) -> dict[str, Any]:
@@ -314,13 +324,13 @@ class RulespecGame(pyspiel.Game):
         """The interpreter's game (explicit chance) behind this OpenSpiel game."""
         return _REGISTRY[self._key].interp
 
-    def new_initial_state(self, *args: Any) -> "RulespecState":
+    def new_initial_state(self, *args: Any) -> RulespecState:
         if args and args[0] is not None:
             raise TypeError("rulespec games start from their initial state only; "
                             "use deserialize_state to restore a state")
         return RulespecState(self)
 
-    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> "RulespecObserver":
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> RulespecObserver:
         if isinstance(iig_obs_type, dict):  # called as make_py_observer(params)
             iig_obs_type, params = None, iig_obs_type
         if params:
@@ -369,10 +379,9 @@ class RulespecState(pyspiel.State):
 
     def _action_to_string(self, player: int, action: int) -> str:
         s = self._inner.state
-        pending = s.pending
-        if pending is not None and not s.over and action in pending[1]:
-            return s.action_to_string(action)
-        return s.game.describe_action(action, chance=player == CHANCE)
+        if (player == CHANCE) != s.is_chance_node():
+            return s.game.describe_action(action, chance=player == CHANCE)
+        return s.action_to_string(action)  # the spec's label when legal now
 
     def is_terminal(self) -> bool:
         return self._inner.state.is_terminal()
