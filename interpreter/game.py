@@ -48,6 +48,7 @@ class Game:
         self.max_actions_span = model.max_actions_span
         self.min_utility, self.max_utility, self.utility_sum = link.utility_bounds
         self.resolve = flow.resolve  # carries out a chosen option (a plain function: the hot path)
+        self._labels: dict[int, list[Any]] = {}  # label templates, compiled when first shown
 
     # ------------------------------------------------------------------ metadata
     @property
@@ -149,7 +150,7 @@ class Game:
     def _render_label(self, template: Any, state: State, env: dict) -> str:
         from .expressions import compile_expr
 
-        cache = self.link.__dict__.setdefault("_labels", {})
+        cache = self._labels
         parts = cache.get(id(template))
         if parts is None:
             parts = []

@@ -60,6 +60,7 @@ class Link:
         self.actions = ActionTable.build(self)
         self.max_chance_outcomes = max(2, self.cards.kinds, num_players, self.board.size if self.board else 0,
                                        len(self.piece_owner))
+        self._compile_initials()
         self._compile_procedures()
         self.match_code = compile_flow(self)
         self._compile_results()
@@ -225,20 +226,19 @@ class Link:
                 for p in range(self.num_players):
                     column[p] = self._initial(v, s, p)
 
+    def _compile_initials(self) -> None:
+        """A closure giving each variable its initial value (a fresh list for list variables)."""
+        self._initials: dict[int, Callable[[State, dict], Any]] = {}
+        for var in self.model.variables:
+            if var.initial is None:
+                self._initials[id(var)] = _default_of(var.type)
+            elif T.is_list(type_of(var.initial, self)) or type_of(var.initial, self) == T.ZONE:
+                self._initials[id(var)] = _fresh_list(compile_list(var.initial, self))
+            else:
+                self._initials[id(var)] = compile_expr(var.initial, self)
+
     def _initial(self, var: Any, s: State, p: int | None) -> Any:
-        if var.initial is None:
-            return _DEFAULTS.get(var.type)() if var.type in _DEFAULTS else None  # type: ignore[misc]
-        key = id(var)
-        fn = self._initials.get(key) if hasattr(self, "_initials") else None
-        if fn is None:
-            if not hasattr(self, "_initials"):
-                self._initials: dict[int, Any] = {}
-            fn = compile_expr(var.initial, self)
-            if T.is_list(type_of(var.initial, self)) or type_of(var.initial, self) == T.ZONE:
-                inner = compile_list(var.initial, self)
-                fn = lambda s_, e, inner=inner: list(inner(s_, e))
-            self._initials[key] = fn
-        return fn(s, {"p": p} if p is not None else {})
+        return self._initials[id(var)](s, {"p": p} if p is not None else {})
 
     def start_round(self, s: State) -> None:
         s.round += 1
@@ -385,6 +385,17 @@ def _recursive_procedures(model: Any) -> set[str]:
             seen.add(name)
             todo.extend(calls.get(name, ()))
     return recursive
+
+
+def _default_of(type_name: str) -> Callable[[State, dict], Any]:
+    make = _DEFAULTS.get(type_name)
+    if make is None:
+        return lambda s, e: None
+    return lambda s, e: make()
+
+
+def _fresh_list(items: Callable[[State, dict], Any]) -> Callable[[State, dict], Any]:
+    return lambda s, e: list(items(s, e))
 
 
 def _bind_empty(fn: Callable[[State, dict], Any]) -> Callable[[State], Any]:
