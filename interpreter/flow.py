@@ -63,8 +63,12 @@ def run(s: State) -> None:
     while s.pending is None and stack:
         frame = stack[-1]
         try:
-            codes[frame[0]].step(s, frame)
-            if check is not None and s.pending is None and s.in_play and check(s):
+            code = codes[frame[0]]
+            code.step(s, frame)
+            # blocks check after each of their statements; other steps (a turn starting,
+            # a draw) are checked here
+            if check is not None and type(code) is not BlockCode and s.pending is None and s.in_play \
+                    and check(s):
                 unwind(s, "round")
         except EndSignal as signal:
             unwind(s, signal.level)

@@ -48,6 +48,7 @@ def _redeal(state: State, seen: set[int], rng: random.Random) -> State:
                 slots.append((z, i))
                 hidden.append(card)
     faces = [state.face[state.zones[z][i]] for z, i in slots]
+    hidden.sort()  # the sample must depend on what the player sees, not on where the cards really are
     rng.shuffle(hidden)
     for (z, i), card, face in zip(slots, hidden, faces):
         sample.zones[z][i] = card
