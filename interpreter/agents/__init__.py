@@ -1,0 +1,147 @@
+"""Bots for any game: small classes with ``step(state) -> action``, made by name.
+
+    agent = make_agent("mcts:200", game, player=1, seed=7)
+    state.apply_action(agent.step(state))
+
+An agent decides from what its seat may know: ``state.observation(player)``, the legal
+actions and their labels, the game's metadata, and, to search, ``sample_consistent``
+(a world it cannot tell apart from the real one) and ``game.heuristic``. Every random
+choice comes from a generator seeded by the agent's seed and the move number, so a
+match replays identically from its seeds, and a resumed match continues as the
+uninterrupted one would have.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from ..game import Game
+    from ..state import State
+
+__all__ = ["Agent", "AgentError", "AGENTS", "make_agent", "parse_agent_spec", "agent_names", "derive_seed",
+           "evaluate"]
+
+
+def derive_seed(*parts: Any) -> int:
+    """A 63-bit seed from any parts (ints, strings); the same parts give the same seed everywhere."""
+    text = "/".join(str(p) for p in parts).encode("utf-8")
+    return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") >> 1
+
+
+class AgentError(ValueError):
+    """A bad agent name or parameter."""
+
+
+class Agent:
+    """A bot playing one seat. Subclasses implement ``choose(state, rng)``."""
+
+    name: ClassVar[str] = "agent"
+    #: parameter names in the order they may be given positionally (``mcts:200:8``)
+    params: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, game: Game, player: int, seed: int = 0, **params: Any):
+        self.game = game
+        self.player = player
+        self.seed = int(seed)
+        if params:
+            raise AgentError(f"agent '{self.name}' takes no parameter {', '.join(params)}")
+
+    def rng_for(self, state: State) -> random.Random:
+        """This decision's generator: from the agent's seed and the move number."""
+        return random.Random(derive_seed(self.seed, len(state.history)))
+
+    def step(self, state: State) -> int:
+        legal = state.legal_actions(self.player)
+        if not legal:
+            raise AgentError(f"agent '{self.name}' (seat {self.player}) was asked to move, but it is not its turn")
+        if len(legal) == 1:
+            return legal[0]
+        return self.choose(state, legal, self.rng_for(state))
+
+    def choose(self, state: State, legal: list[int], rng: random.Random) -> int:
+        raise NotImplementedError
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} seat={self.player} seed={self.seed}>"
+
+
+def evaluate(game: Game, state: State) -> list[float]:
+    """Each seat's margin: its heuristic minus the best heuristic of the other seats.
+
+    Positive means ahead. Used by the search agents on any state, terminal or not.
+    """
+    n = game.num_players
+    h = [game.heuristic(state, p) for p in range(n)]
+    if n == 1:
+        return h
+    out = []
+    for p in range(n):
+        best_other = max(h[q] for q in range(n) if q != p)
+        out.append(h[p] - best_other)
+    return out
+
+
+def _registry() -> dict[str, type[Agent]]:
+    from .greedy import GreedyAgent
+    from .mcts import MCTSAgent
+    from .random_agent import RandomAgent
+
+    return {"random": RandomAgent, "greedy": GreedyAgent, "mcts": MCTSAgent}
+
+
+AGENTS: dict[str, type[Agent]] = {}
+
+
+def agent_names() -> list[str]:
+    if not AGENTS:
+        AGENTS.update(_registry())
+    return list(AGENTS)
+
+
+def parse_agent_spec(text: str) -> tuple[str, dict[str, Any]]:
+    """``"mcts:200:depth=6"`` -> ``("mcts", {"iterations": 200, "depth": 6})``."""
+    names = agent_names()
+    parts = [p.strip() for p in str(text).strip().split(":")]
+    name = parts[0].lower()
+    if name not in AGENTS:
+        raise AgentError(f"unknown agent '{parts[0]}' (agents: {', '.join(names)})")
+    cls = AGENTS[name]
+    params: dict[str, Any] = {}
+    for i, part in enumerate(parts[1:]):
+        if not part:
+            continue
+        if "=" in part:
+            key, value = (x.strip() for x in part.split("=", 1))
+        else:
+            if i >= len(cls.params):
+                raise AgentError(f"agent '{name}' takes at most {len(cls.params)} parameter(s): "
+                                 f"{', '.join(cls.params) or 'none'}")
+            key, value = cls.params[i], part
+        if key not in cls.params:
+            raise AgentError(f"agent '{name}' has no parameter '{key}' (parameters: {', '.join(cls.params) or 'none'})")
+        params[key] = _number(value, f"agent '{name}' parameter '{key}'")
+    return name, params
+
+
+def _number(text: str, what: str) -> float | int:
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise AgentError(f"{what}: '{text}' is not a number") from None
+
+
+def make_agent(spec: str, game: Game, player: int, seed: int = 0) -> Agent:
+    """An agent from its name and parameters (``random``, ``greedy``, ``mcts:200``...)."""
+    name, params = parse_agent_spec(spec)
+    return AGENTS[name](game, player, seed, **params)

@@ -1,0 +1,50 @@
+"""The greedy agent: one step of lookahead, scored by the game's heuristic.
+
+For each legal action it applies the action in a few sampled worlds consistent with its
+own view (never the real state: the next draw of the real game stays unknown) and keeps
+the action whose average margin (its heuristic minus the best other seat's) is highest.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any
+
+from ..sampling import sample_consistent
+from . import Agent, AgentError, evaluate
+
+if TYPE_CHECKING:
+    from ..game import Game
+    from ..state import State
+
+__all__ = ["GreedyAgent"]
+
+
+class GreedyAgent(Agent):
+    """``greedy`` or ``greedy:SAMPLES`` (worlds sampled per decision, default 4)."""
+
+    name = "greedy"
+    params = ("samples",)
+
+    def __init__(self, game: Game, player: int, seed: int = 0, samples: Any = 4):
+        super().__init__(game, player, seed)
+        if int(samples) != samples or samples < 1:
+            raise AgentError(f"greedy: samples must be a whole number of at least 1, not {samples}")
+        self.samples = int(samples)
+
+    @property
+    def label(self) -> str:
+        return self.name if self.samples == 4 else f"{self.name}:{self.samples}"
+
+    def choose(self, state: State, legal: list[int], rng: random.Random) -> int:
+        me = self.player
+        totals = [0.0] * len(legal)
+        for _ in range(self.samples):
+            world = sample_consistent(state, me, rng)
+            for i, action in enumerate(legal):
+                after = world.clone()
+                after.apply_action(action)
+                totals[i] += evaluate(self.game, after)[me]
+        best = max(totals)
+        ties = [a for a, t in zip(legal, totals) if t >= best - 1e-9]
+        return ties[rng.randrange(len(ties))]

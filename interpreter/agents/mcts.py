@@ -1,0 +1,173 @@
+"""Information-set Monte Carlo tree search (single-observer IS-MCTS).
+
+Each iteration samples one world consistent with the agent's own view
+(``sample_consistent``: hidden cards redealt, future draws re-randomised), then walks
+one shared tree of action sequences from the agent's information set: UCT among the
+actions legal in that world (each child counts how often it was available), expands one
+new action, plays a random rollout of at most ``depth`` actions, and scores the reached
+state by the game's heuristic as each seat's margin over the best other seat (or by the
+returns, when the match ended). Values are normalised among siblings, so no game needs
+a tuned scale. The agent never reads the real hidden cards: only the samples.
+
+    mcts               200 iterations, rollouts of 4 actions
+    mcts:1000          1000 iterations
+    mcts:500:depth=10  longer rollouts
+    mcts:100:prior=1   each new node's actions first scored by one step of lookahead
+                       (stronger per iteration, slower per iteration)
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import TYPE_CHECKING, Any
+
+from ..sampling import sample_consistent
+from . import Agent, AgentError, evaluate
+
+if TYPE_CHECKING:
+    from ..game import Game
+    from ..state import State
+
+__all__ = ["MCTSAgent", "DEFAULT_ITERATIONS"]
+
+DEFAULT_ITERATIONS = 200
+DEFAULT_DEPTH = 4
+DEFAULT_EXPLORATION = 0.7
+
+
+class _Node:
+    __slots__ = ("children", "visits", "avail", "value")
+
+    def __init__(self, players: int):
+        self.children: dict[int, _Node] = {}
+        self.visits = 0
+        self.avail = 0
+        self.value = [0.0] * players
+
+
+class MCTSAgent(Agent):
+    """``mcts[:ITERATIONS][:depth=D][:c=C]``."""
+
+    name = "mcts"
+    params = ("iterations", "depth", "c", "prior")
+
+    def __init__(self, game: Game, player: int, seed: int = 0, iterations: Any = DEFAULT_ITERATIONS,
+                 depth: Any = DEFAULT_DEPTH, c: Any = DEFAULT_EXPLORATION, prior: Any = 0):
+        super().__init__(game, player, seed)
+        if int(iterations) != iterations or iterations < 1:
+            raise AgentError(f"mcts: iterations must be a whole number of at least 1, not {iterations}")
+        if int(depth) != depth or depth < 0:
+            raise AgentError(f"mcts: depth must be a whole number of at least 0, not {depth}")
+        if c < 0:
+            raise AgentError(f"mcts: c must be at least 0, not {c}")
+        self.iterations = int(iterations)
+        self.depth = int(depth)
+        self.c = float(c)
+        self.prior = bool(prior)
+
+    @property
+    def label(self) -> str:
+        extra = ""
+        if self.depth != DEFAULT_DEPTH:
+            extra += f":depth={self.depth}"
+        if self.c != DEFAULT_EXPLORATION:
+            extra += f":c={self.c:g}"
+        return f"{self.name}:{self.iterations}{extra}"
+
+    def choose(self, state: State, legal: list[int], rng: random.Random) -> int:
+        game = self.game
+        n = game.num_players
+        root = _Node(n)
+        for _ in range(self.iterations):
+            world = sample_consistent(state, self.player, rng)
+            self._iterate(root, world, rng, n)
+        # the most visited action; among equals, the best average for this seat
+        def rank(action: int) -> tuple[int, float]:
+            child = root.children.get(action)
+            if child is None or child.visits == 0:
+                return (0, -math.inf)
+            return (child.visits, child.value[self.player] / child.visits)
+
+        return max(legal, key=rank)
+
+    def _iterate(self, root: _Node, world: State, rng: random.Random, n: int) -> None:
+        game = self.game
+        prior = self.prior
+        path = [root]
+        node = root
+        # selection, then expansion of the first node with actions never tried
+        while not world.over:
+            mover = world.current_player()
+            if mover < 0:  # a chance node (explicit chance): sample it, it is not a decision
+                world.apply_action(_chance(world, rng))
+                continue
+            legal = world.legal_actions()
+            children = node.children
+            fresh = [a for a in legal if a not in children]
+            for a in legal:
+                child = children.get(a)
+                if child is not None:
+                    child.avail += 1
+            if fresh and not prior:
+                action = fresh[rng.randrange(len(fresh))]
+                children[action] = _Node(n)
+                children[action].avail = 1
+            else:
+                for a in fresh:  # one step of lookahead seeds each new child with one visit
+                    child = children[a] = _Node(n)
+                    after = world.clone()
+                    after.apply_action(a)
+                    child.value = evaluate(game, after)
+                    child.visits = 1
+                    child.avail = 1
+                action = self._select(node, legal, mover, rng)
+            node = children[action]
+            world.apply_action(action)
+            path.append(node)
+            if fresh:
+                break
+        # rollout
+        steps = 0
+        while not world.over and steps < self.depth:
+            if world.current_player() < 0:
+                world.apply_action(_chance(world, rng))
+            else:
+                legal = world.legal_actions()
+                world.apply_action(legal[rng.randrange(len(legal))])
+            steps += 1
+        values = evaluate(game, world)
+        for node in path:
+            node.visits += 1
+            acc = node.value
+            for p in range(n):
+                acc[p] += values[p]
+
+    def _select(self, node: _Node, legal: list[int], mover: int, rng: random.Random) -> int:
+        children = node.children
+        means = [children[a].value[mover] / children[a].visits for a in legal]
+        low, high = min(means), max(means)
+        spread = high - low
+        best_score = -math.inf
+        best: list[int] = []
+        c = self.c
+        for a, mean in zip(legal, means):
+            child = children[a]
+            q = (mean - low) / spread if spread > 0 else 0.5
+            score = q + c * math.sqrt(math.log(child.avail) / child.visits)
+            if score > best_score + 1e-12:
+                best_score, best = score, [a]
+            elif score >= best_score - 1e-12:
+                best.append(a)
+        return best[0] if len(best) == 1 else best[rng.randrange(len(best))]
+
+
+def _chance(state: State, rng: random.Random) -> int:
+    outcomes = state.chance_outcomes()
+    x = rng.random()
+    acc = 0.0
+    for action, p in outcomes:
+        acc += p
+        if x < acc:
+            return action
+    return outcomes[-1][0]

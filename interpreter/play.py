@@ -1,0 +1,605 @@
+"""A match in the terminal: humans and bots at one table, each human seeing only their own view.
+
+``TerminalMatch`` runs one match: bots move on their own; a human seat gets its own view
+of the table (``state.observation``), the events addressed to it, and a numbered menu of
+its legal actions. With several humans at one device, a "pass the device" screen stands
+between their turns and the screen is cleared after each (on a terminal). What everybody
+sees (the running log) is what every human at the table may see: events addressed to some
+seats only are shown to those seats on their own turn, and an action label naming a card
+some human may not see (a card played face down, a card passed secretly) is shown with
+"a card" in its place. With no human at the table the log shows everything.
+
+Input comes from any text stream (a file of scripted answers in tests); output goes to a
+rich ``Console``. Every action is appended to the log file as it happens, so a match cut
+short resumes from its log (``resume``).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from rulespec import ast as A
+from rulespec import types as T
+
+from .agents import Agent, derive_seed, make_agent
+from .game import Game
+from .replay import LoggedMatch, LogWriter, match_header, replay_match
+from .state import CHANCE, State
+from .views import visible_cards
+
+__all__ = ["HUMAN", "TerminalMatch", "EventText", "view_lines", "play_match", "QuitMatch"]
+
+HUMAN = "human"
+
+
+class QuitMatch(Exception):
+    """A human asked to stop (or the input ended)."""
+
+
+# ====================================================================== rendering values and events
+
+
+def _seat(game: Game, value: Any) -> str:
+    names = game.seat_names
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(names):
+        return names[value]
+    return "nobody" if value is None else str(value)
+
+
+def render_value(game: Game, value: Any, shape: Any = None) -> str:
+    """A JSON value of the rules as short text; ``shape`` (a type, or the shape of a ``dict(...)``
+    or list expression) shows players by seat name."""
+    if isinstance(shape, tuple) and shape[0] == "dict" and isinstance(value, dict):
+        fields = shape[1]
+        return "(" + "; ".join(f"{k} {render_value(game, v, fields.get(k))}" for k, v in value.items()) + ")"
+    if isinstance(shape, tuple) and shape[0] == "list" and isinstance(value, list):
+        return ", ".join(render_value(game, v, shape[1]) for v in value) if value else "none"
+    type_ = shape if isinstance(shape, str) else None
+    if type_ == T.PLAYER:
+        return _seat(game, value)
+    if type_ == T.list_of(T.PLAYER) and isinstance(value, list):
+        return ", ".join(_seat(game, v) for v in value) if value else "nobody"
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, list):
+        if not value:
+            return "none"
+        inner = T.elem(type_) if type_ and T.is_list(type_) else None
+        return ", ".join(render_value(game, v, inner) for v in value)
+    if isinstance(value, dict):
+        return "(" + "; ".join(f"{k} {render_value(game, v)}" for k, v in value.items()) + ")"
+    return str(value)
+
+
+def _shape(node: Any, types: dict[int, str]) -> Any:
+    """The type of an expression, looking inside ``dict(...)`` calls and list expressions."""
+    if isinstance(node, A.Call) and node.func == "dict":
+        return ("dict", {k: _shape(v, types) for k, v in node.kwargs})
+    if isinstance(node, A.ListComp):
+        return ("list", _shape(node.comp.elt, types))
+    if isinstance(node, A.ListLit) and node.items:
+        return ("list", _shape(node.items[0], types))
+    return types.get(id(node), T.ANY)
+
+
+def _emit_types(game: Game) -> dict[str, dict[str, Any]]:
+    """Per event name, the shape of each field (from the checked spec)."""
+    model = game.gamedef.model
+    types = game.gamedef.info.types
+    out: dict[str, dict[str, Any]] = {
+        "turn_skipped": {"player": T.PLAYER},
+        "round_end": {"scores": T.list_of(T.NUM), "totals": T.list_of(T.NUM)},
+        "match_end": {"winners": T.list_of(T.PLAYER), "totals": T.list_of(T.NUM)},
+    }
+    roots: list[Any] = [model.match.setup, model.round.setup, model.round.scoring]
+    roots += [phase.turn for phase in model.round.phases]
+    roots += [proc.body for proc in model.procedures]
+    roots += list(model.actions)
+    for root in roots:
+        for node in A.walk(root):
+            if isinstance(node, A.Emit) and node.name not in out:
+                out[node.name] = {k: _shape(v, types) for k, v in node.fields}
+    for key, expr in model.round.report:
+        out["round_end"].setdefault(key, _shape(expr, types))
+    for key, expr in model.match.report:
+        out["match_end"].setdefault(key, _shape(expr, types))
+    return out
+
+
+class EventText:
+    """Events as readable lines."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.types = _emit_types(game)
+
+    def fields(self, event: dict[str, Any], skip: Sequence[str] = ()) -> str:
+        types = self.types.get(event.get("type", ""), {})
+        parts = []
+        for key, value in event.items():
+            if key in ("type", "to") or key in skip:
+                continue
+            parts.append(f"{key.replace('_', ' ')} {render_value(self.game, value, types.get(key))}")
+        return ", ".join(parts)
+
+    def line(self, event: dict[str, Any]) -> str:
+        kind = str(event.get("type", "event"))
+        text = kind.replace("_", " ")
+        fields = self.fields(event)
+        out = f"{text}: {fields}" if fields else text
+        if "to" in event:
+            out += f"  (seen by {render_value(self.game, event['to'], T.list_of(T.PLAYER))})"
+        return out
+
+    def scores(self, event: dict[str, Any]) -> list[str]:
+        """A round_end or match_end event as lines: one per seat, then the report fields."""
+        game = self.game
+        lines = []
+        scores = event.get("scores")
+        totals = event.get("totals") or []
+        for p, name in enumerate(game.seat_names):
+            total = render_value(game, totals[p]) if p < len(totals) else "?"
+            if scores is not None and p < len(scores):
+                lines.append(f"{name:>8}  round {render_value(game, scores[p]):>6}  total {total:>6}")
+            else:
+                lines.append(f"{name:>8}  total {total:>6}")
+        types = self.types.get(event.get("type", ""), {})
+        for key, value in event.items():
+            if key in ("type", "to", "round", "rounds", "scores", "totals", "winners"):
+                continue
+            label = key.replace("_", " ")
+            if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+                shape = types.get(key)
+                inner = shape[1] if isinstance(shape, tuple) and shape[0] == "list" else None
+                lines.append(f"{label}:")
+                lines.extend(f"  {render_value(game, v, inner)}" for v in value)
+            else:
+                lines.append(f"{label}: {render_value(game, value, types.get(key))}")
+        return lines
+
+
+# ====================================================================== a player's view
+
+
+def _zone_text(game: Game, view: Any, owner: int | None, viewer: int | None) -> str:
+    if isinstance(view, dict):
+        count = view.get("count", 0)
+        if "top" in view:
+            top = view.get("top")
+            return f"{count} card{'s' if count != 1 else ''}" + (f", top {top}" if top else "")
+        if "cards" in view:  # shuffled: what is seen, in no order
+            seen = view["cards"]
+            hidden = count - len(seen)
+            parts = list(seen) + ([f"{hidden} unseen"] if hidden else [])
+            return ", ".join(parts) + " (shuffled)" if parts else "empty"
+        return f"{count} card{'s' if count != 1 else ''}" if count else "empty"
+    if not view:
+        return "empty"
+    return ", ".join(name if name is not None else "(face down)" for name in view)
+
+
+def view_lines(game: Game, obs: dict[str, Any], viewer: int | None) -> list[str]:
+    """What ``obs`` (an observation) shows, as text lines."""
+    link = game.link
+    lines: list[str] = []
+    names = game.seat_names
+    current = obs.get("current")
+    head = f"Round {obs.get('round')}, turn {obs.get('turn')}"
+    if isinstance(current, int) and 0 <= current < len(names):
+        head += f", {names[current]}'s turn"
+    lines.append(head)
+    cell_zones: dict[str, dict[str, Any]] = {}
+    for name, view in obs.get("zones", {}).items():
+        zone = link.zone_defs[name]
+        label = zone.label
+        if zone.per == "player":
+            parts = []
+            for p, pview in enumerate(view):
+                who = names[p] + (" (you)" if p == viewer else "")
+                parts.append(f"{who}: {_zone_text(game, pview, p, viewer)}")
+            lines.append(f"  {label}: " + " | ".join(parts))
+        elif zone.per == "cell":
+            cell_zones[label] = view
+            if game.board is None or not view:
+                shown = ", ".join(f"{c} {_zone_text(game, v, None, viewer)}" for c, v in view.items())
+                lines.append(f"  {label}: {shown or 'empty'}")
+        else:
+            lines.append(f"  {label}: {_zone_text(game, view, None, viewer)}")
+    if game.board is not None:
+        lines.extend(_board_lines(game, obs, cell_zones))
+    score_parts = []
+    for entry in obs.get("players", []):
+        extra = {k: v for k, v in entry.items() if k not in ("seat", "name", "score", "total")}
+        text = f"{entry['name']} {render_value(game, entry['score'])} (total {render_value(game, entry['total'])})"
+        if extra:
+            text += " [" + ", ".join(f"{k} {render_value(game, v, _var_type(game, k, True))}"
+                                     for k, v in extra.items()) + "]"
+        score_parts.append(text)
+    lines.append("  Scores: " + " | ".join(score_parts))
+    variables = obs.get("variables") or {}
+    if variables:
+        lines.append("  Variables: " + ", ".join(f"{k} {render_value(game, v, _var_type(game, k, False))}"
+                                                for k, v in variables.items()))
+    return lines
+
+
+def _var_type(game: Game, name: str, per_player: bool) -> str | None:
+    for v in game.gamedef.model.variables:
+        if v.name == name and (v.per == "player") == per_player:
+            return {"players": T.list_of(T.PLAYER), "cards": T.list_of(T.CARD)}.get(v.type, v.type)
+    return None
+
+
+def _board_lines(game: Game, obs: dict[str, Any], cell_zones: dict[str, dict[str, Any]]) -> list[str]:
+    """The board as a grid: a line of cell contents (cards) per row, then a line of its pieces."""
+    board = game.board
+    assert board is not None
+    labels = game.link.piece_label
+    pieces: dict[str, list[str]] = {}
+    for cell, piece in (obs.get("board") or {}).items():
+        x = piece.get("id")
+        pieces.setdefault(cell, []).append(labels[x] if isinstance(x, int) and 0 <= x < len(labels)
+                                           else str(piece.get("piece")))
+    contents: dict[str, list[str]] = {}
+    for view in cell_zones.values():
+        for cell, zview in view.items():
+            contents.setdefault(cell, []).append(_cell_text(zview))
+    texts = [" ".join(v) for v in contents.values()] + [", ".join(v) for v in pieces.values()] + ["."]
+    width = min(max(len(t) for t in texts), 16)
+
+    def fit(text: str) -> str:
+        return f"{text if len(text) <= width else text[: width - 1] + '~':<{width}}"
+
+    lines = ["  Board:", "      " + " ".join(fit(chr(ord("a") + c)) for c in range(board.cols)).rstrip()]
+    for r in range(board.rows):
+        names = [board.names[r * board.cols + c] for c in range(board.cols)]
+        row = " ".join(fit(" ".join(contents.get(name, [])) or ".") for name in names)
+        lines.append(f"    {board.rows - r} {row}".rstrip())
+        if any(name in pieces for name in names):
+            row = " ".join(fit(", ".join(pieces.get(name, []))) for name in names)
+            lines.append(f"      {row}".rstrip())
+    return lines
+
+
+def _cell_text(view: Any) -> str:
+    if isinstance(view, list):
+        if not view:
+            return ""
+        top = view[-1] if view[-1] is not None else "(face down)"
+        return top + (f" +{len(view) - 1}" if len(view) > 1 else "")
+    if isinstance(view, dict):
+        count = view.get("count", 0)
+        if view.get("top"):
+            return str(view["top"]) + (f" +{count - 1}" if count > 1 else "")
+        return f"{count} cards" if count else ""
+    return str(view)
+
+
+# ====================================================================== the match
+
+
+class TerminalMatch:
+    """One match at the terminal. ``run()`` plays it to the end (or until a human quits)."""
+
+    def __init__(self, game: Game, spec: str, agents: Sequence[str], seed: int, console: Any,
+                 input_stream: TextIO | None = None, log_path: str | None = None, base_seed: int | None = None,
+                 agent_seeds: Sequence[int] | None = None, state: State | None = None, append_log: bool = False,
+                 match: int = 0, script: Sequence[dict[str, Any]] | None = None, reveal_all: bool = False):
+        self.game = game
+        self.spec = spec
+        self.console = console
+        self.input = input_stream
+        self.seed = seed
+        self.base_seed = base_seed
+        n = game.num_players
+        self.seat_specs = list(agents)
+        self.agent_seeds = list(agent_seeds) if agent_seeds is not None else [
+            derive_seed(seed, "agent", p) for p in range(n)]
+        self.script = list(script) if script is not None else None
+        self.bots: dict[int, Agent] = {}
+        self.labels = [HUMAN if s.strip().lower() == HUMAN else s for s in self.seat_specs]
+        if self.script is None:
+            for p, spec_text in enumerate(self.seat_specs):
+                if spec_text.strip().lower() != HUMAN:
+                    self.bots[p] = make_agent(spec_text, game, p, self.agent_seeds[p])
+                    self.labels[p] = self.bots[p].label
+        self.humans = [p for p in range(n) if self.labels[p] == HUMAN]
+        # the seats whose eyes the shared log must respect (nobody's when replaying or all bots)
+        self.audience = [] if reveal_all else list(self.humans)
+        self.state = state if state is not None else game.new_initial_state(seed)
+        self.events = EventText(game)
+        self.shown_events = 0 if state is None else len(self.state.events)
+        self.private_seen = {p: len(self.state.events) if state is not None else 0 for p in self.humans}
+        self.viewer: int | None = None
+        self.chance_rng = random.Random(derive_seed(seed, "chance", len(self.state.history)))
+        self.log: LogWriter | None = None
+        if log_path is not None:
+            self.log = LogWriter(log_path, append=append_log)
+            if not append_log:
+                self.log.header(match_header(game, spec, seed, self.labels, self.agent_seeds, match, base_seed))
+        names = sorted(set(game.cards.names), key=len, reverse=True)
+        self.card_pattern = re.compile(
+            "|".join(rf"(?<![\w]){re.escape(name)}(?![\w])" for name in names)) if names else None
+
+    # ---------------------------------------------------------------- helpers
+    def seat_label(self, p: int) -> str:
+        return self.labels[p]
+
+    def who(self, p: int) -> str:
+        return f"{self.game.seat_names[p]} ({self.seat_label(p)})"
+
+    def out(self, text: str = "", style: str | None = None) -> None:
+        self.console.print(text, style=style, highlight=False, markup=False)
+
+    def audience_sees(self, event: dict[str, Any]) -> bool:
+        """Whether the shared log may show this event: everybody at the table may see it."""
+        if "to" not in event or not self.audience:
+            return True
+        return all(h in event["to"] for h in self.audience)
+
+    # ---------------------------------------------------------------- running
+    def intro(self) -> None:
+        game = self.game
+        seed = self.base_seed if self.base_seed is not None else self.seed
+        self.out(f"{game.name} - {game.num_players} players, seed {seed}", style="bold")
+        self.out("Seats: " + ", ".join(self.who(p) for p in range(game.num_players)))
+        options = ", ".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in game.options.items())
+        self.out(f"Options: {options or 'none'}")
+        if self.humans and self.script is None:
+            self.out("Enter the number of an action; 'v' shows your view again, 'q' stops (the log can resume it).")
+
+    def run(self) -> State:
+        """Play to the end; raises QuitMatch when a human stops."""
+        try:
+            self.flush_events()
+            state = self.state
+            while not state.is_terminal():
+                player = state.current_player()
+                if self.viewer is not None and player != self.viewer:
+                    self.hide_view()
+                if self.script is not None:
+                    if not self.script:
+                        break  # the log ends here
+                    action = self.scripted(player)
+                elif player == CHANCE:
+                    action = _sample(state, self.chance_rng)
+                elif player in self.bots:
+                    action = self.bots[player].step(state)
+                elif player >= 0:
+                    action = self.human_turn(player)
+                else:
+                    raise RuntimeError(f"the rules stopped without a decision (player {player})")
+                self.apply(player, action)
+            if self.viewer is not None:
+                self.hide_view()
+            if self.log is not None and state.is_terminal():
+                self.log.end(state)
+            return state
+        finally:
+            if self.log is not None:
+                self.log.close()
+
+    def apply(self, player: int, action: int) -> None:
+        state = self.state
+        label = state.action_to_string(action)
+        before = (list(state.loc), list(state.face))
+        state.apply_action(action)
+        if self.log is not None:
+            self.log.action(player, action, label)
+        if player == CHANCE:
+            shown = self.public_label(label, before, None)
+            self.out(f"  chance: {shown}")
+        else:
+            shown = self.public_label(label, before, player)
+            self.out(f"  {self.who(player)}: {shown}")
+        self.flush_events()
+
+    def scripted(self, player: int) -> int:
+        """The next action of the script, checked against the rules."""
+        from .replay import LogError
+
+        assert self.script is not None
+        record = self.script.pop(0)
+        state = self.state
+        index = len(state.history) + 1
+        action = record.get("action")
+        if "player" in record and record["player"] != player and player != CHANCE:
+            raise LogError(f"action {index}: the log says player {record['player']} moves, the rules say {player}")
+        if not isinstance(action, int) or action not in state.legal_actions():
+            raise LogError(f"action {index}: action {action!r} ({record.get('label', '?')}) is not legal here")
+        label = state.action_to_string(action)
+        if "label" in record and record["label"] != label:
+            raise LogError(f"action {index}: the log says '{record['label']}', the rules call action {action} "
+                           f"'{label}'")
+        return action
+
+    def public_label(self, label: str, before: tuple[list[int], list[int]], actor: int | None) -> str:
+        """The label with the names of cards that a human other than the actor may not see replaced."""
+        others = [h for h in self.audience if h != actor]
+        if not others or self.card_pattern is None:
+            return label
+        state = self.state
+        loc, face = before
+        touched = [c for c in range(len(loc)) if loc[c] != state.loc[c] or face[c] != state.face[c]]
+        if not touched:
+            return label
+        seen = [visible_cards(state, h) for h in others]
+        names = self.game.cards.names
+        secret = {names[c] for c in touched if any(c not in s for s in seen)}
+        if not secret:
+            return label
+        return self.card_pattern.sub(lambda m: "a card" if m.group(0) in secret else m.group(0), label)
+
+    def flush_events(self) -> None:
+        events = self.state.events
+        while self.shown_events < len(events):
+            event = events[self.shown_events]
+            self.shown_events += 1
+            if self.audience_sees(event):
+                self.show_event(event)
+
+    def show_event(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        names = self.game.seat_names
+        if kind == "round_start":
+            self.console.rule(f"Round {event.get('round')}", style="cyan")
+        elif kind == "round_end":
+            self.out(f"Round {event.get('round')} over", style="bold cyan")
+            for line in self.events.scores(event):
+                self.out(f"  {line}")
+        elif kind == "match_end":
+            winners = event.get("winners") or []
+            who = ", ".join(names[w] for w in winners) if winners else "nobody"
+            self.console.rule("Match over", style="bold green")
+            self.out(f"After {event.get('rounds')} round(s) and {len(self.state.history)} actions. "
+                     f"Winner{'s' if len(winners) != 1 else ''}: {who}", style="bold")
+            for line in self.events.scores(event):
+                self.out(f"  {line}")
+        else:
+            self.out(f"    * {self.events.line(event)}", style="dim")
+
+    # ---------------------------------------------------------------- humans
+    def read(self, prompt: str) -> str:
+        self.console.print(prompt, end="", highlight=False, markup=False)
+        if self.input is None:
+            raise QuitMatch("no input")
+        line = self.input.readline()
+        if not line:
+            self.out("")
+            raise QuitMatch("the input ended")
+        text = line.strip()
+        if not getattr(self.input, "isatty", lambda: False)():
+            self.out(text)  # echo scripted answers so the transcript reads naturally
+        return text
+
+    def hide_view(self) -> None:
+        if len(self.humans) > 1:
+            if self.console.is_terminal:
+                self.console.clear()
+            else:
+                self.out(f"(screen cleared: end of {self.game.seat_names[self.viewer or 0]}'s view)", style="dim")
+        self.viewer = None
+
+    def human_turn(self, player: int) -> int:
+        name = self.game.seat_names[player]
+        if self.viewer != player:
+            if len(self.humans) > 1:
+                self.console.rule(f"Pass the device to {name}", style="magenta")
+                self.read(f"{name}, press Enter when only you can see the screen: ")
+            self.viewer = player
+            self.show_view(player)
+        state = self.state
+        legal = state.legal_actions()
+        labels = [state.action_to_string(a) for a in legal]
+        self.out(f"{name}, choose an action:", style="bold")
+        for i, label in enumerate(labels, 1):
+            self.out(f"  {i:>3}. {label}")
+        while True:
+            answer = self.read(f"{name} [1-{len(legal)}, v, q]: ")
+            low = answer.lower()
+            if low in ("q", "quit", "exit"):
+                raise QuitMatch("quit")
+            if low in ("v", "view"):
+                self.show_view(player)
+                continue
+            if answer.isdigit() and 1 <= int(answer) <= len(legal):
+                return legal[int(answer) - 1]
+            if answer in labels:
+                return legal[labels.index(answer)]
+            self.out(f"  not a choice: enter a number from 1 to {len(legal)}, v to view, q to stop")
+
+    def show_view(self, player: int) -> None:
+        state = self.state
+        obs = state.observation(player)
+        name = self.game.seat_names[player]
+        self.out(f"{name}'s view", style="bold magenta")
+        for line in view_lines(self.game, obs, player):
+            self.out(line)
+        events = state.events
+        private = [e for e in events[self.private_seen.get(player, 0):]
+                   if "to" in e and player in e["to"] and not self.audience_sees(e)]
+        self.private_seen[player] = len(events)
+        if private:
+            self.out("  For your eyes only since your last turn:")
+            for event in private:
+                self.out(f"    * {self.events.line(event)}")
+
+
+def _sample(state: State, rng: random.Random) -> int:
+    outcomes = state.chance_outcomes()
+    x = rng.random()
+    acc = 0.0
+    for action, p in outcomes:
+        acc += p
+        if x < acc:
+            return action
+    return outcomes[-1][0]
+
+
+def play_match(game: Game, spec: str, agents: Sequence[str], seed: int, console: Any,
+               input_stream: TextIO | None = None, log_path: str | None = None, base_seed: int | None = None,
+               agent_seeds: Sequence[int] | None = None) -> State:
+    """Play one match at the terminal; raises QuitMatch if a human stops."""
+    match = TerminalMatch(game, spec, agents, seed, console, input_stream, log_path, base_seed, agent_seeds)
+    match.intro()
+    return match.run()
+
+
+def resume_match(logged: LoggedMatch, game: Game, console: Any, input_stream: TextIO | None, log_path: str | None,
+                 agents: Sequence[str] | None = None) -> State:
+    """Continue a logged match: replay its actions, then play on (appending to ``log_path``)."""
+    header = logged.header
+    state = replay_match(logged, game, verify_end=False)
+    specs = list(agents) if agents else list(header.get("agents") or [])
+    match = TerminalMatch(game, str(header["spec"]), specs, int(header["seed"]), console, input_stream, log_path,
+                          header.get("base_seed"), header.get("agent_seeds"), state=state, append_log=True,
+                          match=int(header.get("match", 0)))
+    match.intro()
+    match.out(f"Resumed after {len(state.history)} actions (round {state.round}, turn {state.turn}).", style="bold")
+    return match.run()
+
+
+def replay_to_console(logged: LoggedMatch, console: Any, quiet: bool = False) -> State:
+    """Print a logged match as it is re-applied (everything shown), checking it against its log."""
+    from .replay import LogError, end_record, load_logged_game
+
+    game = load_logged_game(logged)
+    header = logged.header
+    n = game.num_players
+    agents = list(header.get("agents") or ["?"] * n)
+    quiet_console = console
+    if quiet:
+        import io
+
+        from rich.console import Console
+
+        quiet_console = Console(file=io.StringIO(), width=100)
+    match = TerminalMatch(game, str(header["spec"]), agents, int(header["seed"]), quiet_console,
+                          base_seed=header.get("base_seed"), agent_seeds=header.get("agent_seeds"),
+                          script=logged.actions, reveal_all=True)
+    match.intro()
+    state = match.run()
+    where = f"{logged.path} match {header.get('match', 0)}"
+    if logged.end is not None:
+        if not state.is_terminal():
+            raise LogError(f"{where}: the log says the match ended, but it goes on after {len(state.history)} actions")
+        got = end_record(state)
+        for key in ("winners", "totals", "returns"):
+            if key in logged.end and json.loads(json.dumps(got[key])) != logged.end[key]:
+                raise LogError(f"{where}: {key} differ: the log says {logged.end[key]}, the replay gives {got[key]}")
+    if state.is_terminal():
+        winners = ", ".join(game.seat_names[w] for w in state.winners()) or "nobody"
+        verdict = f"identical to the log; winners {winners}" if logged.end is not None else \
+            f"the match ended (the log has no end line); winners {winners}"
+    else:
+        verdict = f"the log stops here, the match is not over (continue it with rulespec play --resume {logged.path})"
+    console.print(f"Replayed {where}: {len(state.history)} actions, {verdict}.", highlight=False, markup=False)
+    return state

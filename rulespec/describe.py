@@ -1,0 +1,773 @@
+"""The rules of a spec as readable Markdown, generated from its model, for proofreading.
+
+    from rulespec import compile_file
+    from rulespec.describe import describe
+    print(describe(compile_file("games/mygame.yaml")))
+
+Every construct renders itself in English: the components (cards, zones with their
+visibility, board, pieces, variables, definitions, rankings), the options with their
+defaults, the match and round setup, the turn, every action with its parameters,
+condition and effects, the scoring and the end conditions. Statements and expressions
+read as sentences: ``draw 2 from pile to hand(opp)`` becomes "draw 2 cards from the pile
+to opp's hand". Nothing here knows any particular game.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from . import ast as A
+from . import types as T
+from .compiler import GameDef
+from .model import ActionRef, CardEntry, PhaseDef, SpecModel
+
+__all__ = ["describe", "Describer"]
+
+
+def describe(gamedef: GameDef) -> str:
+    """The Markdown text of a checked spec."""
+    return Describer(gamedef).document()
+
+
+_VISIBILITY = {
+    "public": "everyone sees its cards",
+    "owner": "only its owner sees its cards; the others see how many there are",
+    "hidden": "nobody sees its cards, only how many there are",
+    "top": "everyone sees the top card only, and how many cards there are",
+}
+
+_COMPARE = {
+    "==": "is", "!=": "is not", "<": "is less than", "<=": "is at most", ">": "is more than", ">=": "is at least",
+    "in": "is in", "notin": "is not in",
+}
+_ARITH = {"+", "-", "*", "/", "//", "%"}
+_PRECEDENCE = {"or": 1, "and": 2, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4, "in": 4, "notin": 4,
+               "+": 5, "-": 5, "*": 6, "/": 6, "//": 6, "%": 6}
+_ORDER = {"left": "to the left (to the next seat)", "right": "to the right (to the previous seat)"}
+_END = {"round": "the round ends", "game": "the match ends", "turn": "the turn ends", "phase": "the phase ends"}
+
+
+def _plural(n: Any, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _value(value: Any) -> str:
+    """A plain YAML value (option default, card attribute) as text."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "none"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value)
+
+
+class Describer:
+    """Renders one spec. ``expr(node)`` and ``block(block)`` render any expression or statements."""
+
+    def __init__(self, gamedef: GameDef):
+        self.gamedef = gamedef
+        self.model: SpecModel = gamedef.model
+        self.types = gamedef.info.types
+        self.zones = {z.name: z for z in self.model.zones}
+        self.options = {o.name: o for o in self.model.options}
+        self.defines = {d.name: d for d in self.model.defines}
+        self.procs = {p.name: p for p in self.model.procedures}
+        self.actions = {a.action: a for a in self.model.actions}
+        self.rankings = {r.name: r for r in self.model.rankings}
+        self.variables = {v.name: v for v in self.model.variables}
+        self.local: list[set[str]] = []  # names bound where the text being rendered is
+
+    @contextmanager
+    def scope(self, names: Iterable[str]) -> Iterator[None]:
+        self.local.append(set(names))
+        try:
+            yield
+        finally:
+            self.local.pop()
+
+    def is_local(self, name: str) -> bool:
+        return any(name in frame for frame in self.local)
+
+    # ================================================================== the document
+    def document(self) -> str:
+        m = self.model
+        out: list[str] = [f"# {m.name}", ""]
+        if m.description:
+            out += [m.description.strip(), ""]
+        out += [f"**Players:** {self.players_text()}."]
+        if m.seat_names:
+            out += ["", f"**Seats:** {', '.join(m.seat_names)} (in seat order)."]
+        out.append("")
+        for section in (self.options_section, self.cards_section, self.zones_section, self.board_section,
+                        self.variables_section, self.defines_section, self.rankings_section, self.match_section,
+                        self.round_section, self.actions_section, self.procedures_section, self.heuristic_section,
+                        self.invariants_section, self.variants_section):
+            lines = section()
+            if lines:
+                out += lines + [""]
+        return "\n".join(out).rstrip() + "\n"
+
+    def players_text(self) -> str:
+        players = self.model.players
+        if len(players) == 1:
+            return str(players[0])
+        if len(players) > 2 and players == tuple(range(players[0], players[-1] + 1)):
+            return f"{players[0]} to {players[-1]}"
+        return ", ".join(str(p) for p in players[:-1]) + f" or {players[-1]}"
+
+    # ================================================================== sections
+    def options_section(self) -> list[str]:
+        if not self.model.options:
+            return []
+        out = ["## Options", "", "| option | type | default | allowed | meaning |", "|---|---|---|---|---|"]
+        for o in self.model.options:
+            allowed = ""
+            if o.type == "bool":
+                allowed = "true, false"
+            elif o.values:
+                allowed = ", ".join(o.values)
+            elif o.min is not None or o.max is not None:
+                low = _value(o.min) if o.min is not None else ""
+                high = _value(o.max) if o.max is not None else ""
+                allowed = f"{low} to {high}" if low and high else (f"at least {low}" if low else f"at most {high}")
+            default = _value(o.default)
+            if o.auto is not None:
+                default = f"{default} ({self.expr(o.auto)})" if default != "auto" else f"auto: {self.expr(o.auto)}"
+            out.append(f"| `{o.name}` | {o.type} | {_cell(default)} | {_cell(allowed)} | {_cell(o.description)} |")
+        return out
+
+    def cards_section(self) -> list[str]:
+        cards = self.model.cards
+        if cards is None:
+            return []
+        out = ["## Cards", ""]
+        decks = cards.decks
+        if not (isinstance(decks, A.Const) and decks.value == 1):
+            out += [f"The cards below are all included {self.expr(decks)} times.", ""]
+        if cards.name_template is not None:
+            out += [f"Cards are named \"{self.template(cards.name_template)}\".", ""]
+        if cards.attributes:
+            out.append("Card attributes: " + "; ".join(
+                f"{a.name}" + (f" ({a.type})" if a.type else "") + (f", default {_value(a.default)}"
+                                                                 if a.default is not None else "")
+                for a in cards.attributes) + ".")
+            out.append("")
+        out += ["| cards | copies | attributes |", "|---|---|---|"]
+        for entry in cards.entries:
+            out.append(self.card_row(entry))
+        return out
+
+    def card_row(self, entry: CardEntry) -> str:
+        attrs = dict((k, v) for k, v, _ in entry.attrs)
+        name = attrs.pop("name", None)
+        families = []
+        for fname, values, _ in entry.family:
+            families.append(f"{fname} {_range_text(values)}")
+        count = 1
+        for _, values, _ in entry.family:
+            count *= len(values)
+        copies = self.expr(entry.copies)
+        if entry.family:
+            what = (f"{name}: " if name else "") + "one for each " + " and each ".join(families)
+            if count > 1:
+                what += f" ({count} kinds)"
+        else:
+            what = str(name) if name is not None else "a card"
+        attr_text = ", ".join(f"{k} {_value(v)}" for k, v in attrs.items()) or "-"
+        return f"| {_cell(what)} | {_cell(copies)} | {_cell(attr_text)} |"
+
+    def zones_section(self) -> list[str]:
+        if not self.model.zones:
+            return []
+        out = ["## Zones", "", "| zone | one per | who sees the cards | cards lie | shown as |",
+               "|---|---|---|---|---|"]
+        for z in self.model.zones:
+            per = {"player": "player", "cell": "board cell"}.get(z.per or "", "table (one)")
+            out.append(f"| `{z.name}` | {per} | {_VISIBILITY.get(z.visibility, z.visibility)} | face {z.face} "
+                       f"| {_cell(z.label)} |")
+        return out
+
+    def board_section(self) -> list[str]:
+        board = self.model.board
+        if board is None:
+            return []
+        last_col = chr(ord("a") + board.cols - 1)
+        out = ["## Board", "",
+               f"A board of {board.rows} rows and {board.cols} columns; cells are named by column (a to {last_col}) "
+               f"and row (1 to {board.rows}), from a1 to {last_col}{board.rows}."]
+        for piece in self.model.pieces:
+            out += ["", f"**{piece.name}** pieces" + (f" (shown as \"{piece.label}\")" if piece.label != piece.name
+                                                     else "") + f": {self.expr(piece.per_player)} per player."]
+            for count, seats, _ in piece.start:
+                places = "; ".join(f"{self.seat_name(i)} {', '.join(cells)}" for i, cells in enumerate(seats))
+                out.append(f"- With {count} players they start on: {places}.")
+        return out
+
+    def seat_name(self, i: int) -> str:
+        names = self.model.seat_names
+        return names[i] if i < len(names) else f"seat {i}"
+
+    def variables_section(self) -> list[str]:
+        if not self.model.variables:
+            return []
+        out = ["## Variables", "", "| variable | type | one per | starts as | reset |", "|---|---|---|---|---|"]
+        for v in self.model.variables:
+            per = "player" if v.per == "player" else "game"
+            initial = self.expr(v.initial) if v.initial is not None else "none"
+            reset = {"never": "never", "round": "at each round", "turn": "at each turn"}.get(v.reset, v.reset)
+            out.append(f"| `{v.name}` | {v.type} | {per} | {_cell(initial)} | {reset} |")
+        return out
+
+    def defines_section(self) -> list[str]:
+        if not self.model.defines:
+            return []
+        out = ["## Definitions", ""]
+        for d in self.model.defines:
+            head = f"{d.name}({', '.join(d.params)})" if d.params else d.name
+            with self.scope(d.params):
+                body = self.expr(d.body) if d.body is not None else "?"
+            out.append(f"- **{head}** is {body}.")
+        return out
+
+    def rankings_section(self) -> list[str]:
+        if not self.model.rankings:
+            return []
+        out = ["## Hand rankings", ""]
+        for r in self.model.rankings:
+            out.append(f"**{r.name}**: the best {r.size} cards, ranked by {r.order}"
+                       + ("; cards beyond the hand break ties" if r.unused else "") + ". From best to worst:")
+            out.append("")
+            for i, c in enumerate(r.categories, 1):
+                out.append(f"{i}. {c.name}: {self.category_text(c)}")
+            out.append("")
+        return out[:-1]
+
+    def category_text(self, c: Any) -> str:
+        if c.kind == "run":
+            return f"{c.run} in sequence" + (f", all of the same {c.same}" if c.same else "")
+        if c.kind == "same":
+            return f"{c.count} of the same {c.same}"
+        if c.kind == "kinds":
+            return "groups of " + " + ".join(str(k) for k in c.kinds) + " of the same rank"
+        return f"the highest {c.count} cards"
+
+    def match_section(self) -> list[str]:
+        match = self.model.match
+        out = ["## The match", ""]
+        if match.setup.stmts:
+            out += ["**Setup** (once, before the first round):", ""] + self.block(match.setup) + [""]
+        rounds = self.model.round
+        if match.end_when:
+            out += ["**End:** the match ends after a round when any of these holds:", ""]
+            out += [f"- {self.expr(e)}" for e in match.end_when] + [""]
+        elif not self.ends_game():
+            out += ["**End:** the match is a single round.", ""]
+        else:
+            out += ["**End:** when the rules say the match ends.", ""]
+        if match.winners is not None:
+            out.append(f"**Winners:** {self.expr(match.winners)}.")
+        else:
+            out.append("**Winners:** the players with the highest total score (ties share the win).")
+        if match.returns is not None:
+            r = match.returns
+            with self.scope(["p"]):
+                value = self.expr(r.value)
+            total = f", summing to {self.expr(r.sum)}" if r.sum is not None else ""
+            out += ["", f"**Result of each player p** (from {self.expr(r.min)} to {self.expr(r.max)}{total}): {value}."]
+        if match.report:
+            out += ["", "**Reported at the end:** " + "; ".join(f"{k}: {self.expr(v)}" for k, v in match.report) + "."]
+        del rounds
+        return out
+
+    def ends_game(self) -> bool:
+        roots: list[Any] = [self.model.round.setup, self.model.round.scoring]
+        roots += [p.turn for p in self.model.round.phases]
+        roots += [p.body for p in self.model.procedures] + list(self.model.actions)
+        return any(isinstance(n, A.End) and n.level == "game" for root in roots for n in A.walk(root))
+
+    def round_section(self) -> list[str]:
+        rnd = self.model.round
+        out = ["## Each round", ""]
+        if rnd.setup.stmts:
+            out += ["**Setup:**", ""] + self.block(rnd.setup) + [""]
+        single = len(rnd.phases) == 1 and rnd.phases[0].name == "main"
+        for phase in rnd.phases:
+            out += self.phase_lines(phase, single) + [""]
+        if rnd.end_when:
+            out += ["**The round also ends** at once when any of these holds:", ""]
+            out += [f"- {self.expr(e)}" for e in rnd.end_when] + [""]
+        if rnd.scoring.stmts:
+            out += ["**Scoring** (at the end of each round):", ""] + self.block(rnd.scoring) + [""]
+        if rnd.report:
+            out += ["**Reported at the end of each round:**", ""]
+            out += [f"- {k}: {self.expr(v)}" for k, v in rnd.report] + [""]
+        return out[:-1]
+
+    def phase_lines(self, phase: PhaseDef, single: bool) -> list[str]:
+        out = [] if single else [f"### Phase {phase.name}", ""]
+        first = f"{self.expr(phase.first)}" if phase.first is not None else "the player left of the dealer"
+        out += [f"**Turns:** {first} plays first; then play passes {_ORDER.get(phase.order, phase.order)}.", ""]
+        out += ["**A turn:**", ""] + self.block(phase.turn)
+        if phase.end_when:
+            out += ["", "The phase ends when any of these holds: " + "; ".join(self.expr(e) for e in phase.end_when)
+                    + "."]
+        if phase.next:
+            out += ["", f"Then phase {phase.next} follows."]
+        return out
+
+    def actions_section(self) -> list[str]:
+        if not self.model.actions:
+            return []
+        out = ["## Actions", ""]
+        for alt in self.model.actions:
+            out += [f"### {alt.action}", ""] + self.alternative_lines(alt) + [""]
+        return out[:-1]
+
+    def alternative_lines(self, alt: A.Alternative, indent: str = "") -> list[str]:
+        names = [b.var for b in alt.bindings.items] if alt.bindings is not None else []
+        with self.scope(names):
+            return self._alternative_lines(alt, indent)
+
+    def _alternative_lines(self, alt: A.Alternative, indent: str) -> list[str]:
+        out = []
+        if alt.bindings is not None:
+            out.append(f"{indent}- **Choice:** {self.bindings(alt.bindings)}")
+        if alt.cond is not None:
+            out.append(f"{indent}- **Allowed when:** {self.expr(alt.cond)}")
+        if alt.label is not None:
+            out.append(f"{indent}- **Shown as:** \"{self.template(alt.label)}\"")
+        if alt.body.stmts:
+            out.append(f"{indent}- **Effect:**")
+            out += self.block(alt.body, indent + "  ")
+        else:
+            out.append(f"{indent}- **Effect:** nothing")
+        return out
+
+    def procedures_section(self) -> list[str]:
+        if not self.model.procedures:
+            return []
+        out = ["## Procedures", ""]
+        for p in self.model.procedures:
+            head = f"{p.name}({', '.join(p.params)})" if p.params else p.name
+            with self.scope(p.params):
+                out += [f"### {head}", ""] + (self.block(p.body) or ["- nothing"]) + [""]
+        return out[:-1]
+
+    def heuristic_section(self) -> list[str]:
+        if self.model.heuristic is None:
+            return []
+        with self.scope(["p"]):
+            text = self.expr(self.model.heuristic)
+        return ["## Evaluation for bots", "", f"How good a position is for player p: {text}."]
+
+    def invariants_section(self) -> list[str]:
+        if not self.model.invariants:
+            return []
+        out = ["## Invariants (always true)", ""]
+        for inv in self.model.invariants:
+            text = self.expr(inv.expr)
+            out.append(f"- {inv.message}" + (f": {text}" if text != inv.message else ""))
+        return out
+
+    def variants_section(self) -> list[str]:
+        if not self.model.variants:
+            return []
+        out = ["## Variants to test", ""]
+        for v in self.model.variants:
+            parts = [f"{v.players} players"] if v.players else []
+            parts += [f"{k} = {_value(val)}" for k, val in v.options]
+            out.append(f"- {v.name}" + (f": {', '.join(parts)}" if parts and ', '.join(parts) != v.name else ""))
+        return out
+
+    # ================================================================== statements
+    def block(self, block: A.Block | None, indent: str = "") -> list[str]:
+        out: list[str] = []
+        if block is None:
+            return out
+        with self.scope(()):
+            for stmt in block.stmts:
+                out += self.stmt(stmt, indent)
+        return out
+
+    def stmt(self, s: Any, indent: str) -> list[str]:
+        method = getattr(self, "s_" + type(s).__name__, None)
+        if method is None:
+            return [f"{indent}- {type(s).__name__}"]
+        result = method(s, indent)
+        if isinstance(result, str):
+            return [f"{indent}- {result}"]
+        return result
+
+    def face(self, face: str | None) -> str:
+        return f" face {face}" if face else ""
+
+    def s_Move(self, s: A.Move, indent: str) -> str:
+        dest = self.place(s.dest)
+        bottom = " at the bottom" if s.bottom else ""
+        what_type = self.type_of(s.what)
+        if what_type == T.PIECE:
+            return f"move {self.expr(s.what)} to {dest}"
+        if s.selector == "all":
+            if isinstance(s.what, A.Name) and s.what.id == "cards":
+                return f"move all cards to {dest}{self.face(s.face)}{bottom}"
+            return f"move all cards of {self.place(s.what)} to {dest}{self.face(s.face)}{bottom}"
+        if s.selector in ("top", "bottom"):
+            return f"move the {s.selector} card of {self.place(s.what)} to {dest}{self.face(s.face)}{bottom}"
+        if s.selector == "random":
+            return f"move a random card of {self.place(s.what)} to {dest}{self.face(s.face)}{bottom}"
+        return f"move {self.expr(s.what)} to {dest}{self.face(s.face)}{bottom}"
+
+    def s_Draw(self, s: A.Draw, indent: str) -> str:
+        count = "a card" if s.count is None or _is_const(s.count, 1) else f"{self.expr(s.count)} cards"
+        return f"draw {count} from {self.place(s.source)} to {self.place(s.dest)}{self.face(s.face)}"
+
+    def s_Deal(self, s: A.Deal, indent: str) -> str:
+        count = "1 card" if _is_const(s.count, 1) else f"{self.expr(s.count)} cards"
+        zone = self.zones.get(s.family)
+        name = _words(s.family)
+        if zone is not None and zone.per == "cell":
+            to = f"each cell's {name}"
+        elif zone is not None and zone.per == "player":
+            to = f"each player's {name}"
+        else:
+            to = f"each {name}"
+        return f"deal {count} from {self.place(s.source)} to {to}{self.face(s.face)}"
+
+    def s_Shuffle(self, s: A.Shuffle, indent: str) -> str:
+        return f"shuffle {self.place(s.zone)}"
+
+    def s_Flip(self, s: A.Flip, indent: str) -> str:
+        return f"turn {self.expr(s.what)} face {s.face}"
+
+    def s_Assign(self, s: A.Assign, indent: str) -> str:
+        target = self.expr(s.target)
+        value = self.expr(s.value)
+        var = self.variables.get(s.target.id) if isinstance(s.target, A.Name) else None
+        listy = T.is_list(self.type_of(s.target) or self.type_of(s.value) or "") or isinstance(s.value, A.ListLit) \
+            or (var is not None and var.type in ("players", "cards"))
+        if s.op == "+=":
+            return f"add {value} to {target}"
+        if s.op == "-=":
+            return f"remove {value} from {target}" if listy else f"subtract {value} from {target}"
+        return f"set {target} to {value}"
+
+    def s_Let(self, s: A.Let, indent: str) -> str:
+        if self.local:
+            self.local[-1].add(s.name)
+        return f"let {s.name} be {self.expr(s.value)}"
+
+    def s_Emit(self, s: A.Emit, indent: str) -> str:
+        fields = ", ".join(f"{k} = {self.expr(v)}" for k, v in s.fields)
+        text = f"announce {_words(s.name)}" + (f" ({fields})" if fields else "")
+        if s.to is not None:
+            text += f", to {self.expr(s.to)} only"
+        return text
+
+    def s_End(self, s: A.End, indent: str) -> str:
+        return _END.get(s.level, f"end the {s.level}")
+
+    def s_Skip(self, s: A.Skip, indent: str) -> str:
+        return f"{self.expr(s.player)} skips their next turn"
+
+    def s_Place(self, s: A.Place, indent: str) -> str:
+        return f"place a {s.kind} of {self.expr(s.owner)} on {self.expr(s.cell)}"
+
+    def s_Remove(self, s: A.Remove, indent: str) -> str:
+        return f"take {self.expr(s.piece)} off the board"
+
+    def s_CallProc(self, s: A.CallProc, indent: str) -> str:
+        if isinstance(s.target, A.Name):
+            args = f"({', '.join(self.expr(a) for a in s.args)})" if s.args else ""
+            see = " (see Procedures)" if s.target.id in self.procs else ""
+            return f"do {s.target.id}{args}{see}"
+        args = f" (with {', '.join(self.expr(a) for a in s.args)})" if s.args else ""
+        return f"do the procedure named by {self.expr(s.target)}{args}"
+
+    def s_Pass(self, s: A.Pass, indent: str) -> str:
+        return "nothing happens"
+
+    def s_If(self, s: A.If, indent: str) -> list[str]:
+        out = [f"{indent}- if {self.expr(s.cond)}:"] + self.block(s.then, indent + "  ")
+        if s.orelse.stmts:
+            out += [f"{indent}- otherwise:"] + self.block(s.orelse, indent + "  ")
+        return out
+
+    def s_For(self, s: A.For, indent: str) -> list[str]:
+        with self.scope(b.var for b in s.bindings.items):
+            return [f"{indent}- for each {self.bindings(s.bindings, each=False)}:"] + self.block(s.body, indent + "  ")
+
+    def s_Repeat(self, s: A.Repeat, indent: str) -> list[str]:
+        limit = f" (at most {s.max} times)" if s.max else ""
+        return ([f"{indent}- repeat{limit}:"] + self.block(s.body, indent + "  ")
+                + [f"{indent}  until {self.expr(s.until)}"])
+
+    def s_While(self, s: A.While, indent: str) -> list[str]:
+        limit = f" (at most {s.max} times)" if s.max else ""
+        return [f"{indent}- while {self.expr(s.cond)}{limit}:"] + self.block(s.body, indent + "  ")
+
+    def s_Choose(self, s: A.Choose, indent: str) -> list[str]:
+        who = self.expr(s.by) if s.by is not None else "the current player"
+        if len(s.alternatives) == 1:
+            head = f"{indent}- {who} chooses"
+        else:
+            head = f"{indent}- {who} chooses one of"
+        if s.prompt:
+            head += f" (\"{s.prompt}\")"
+        out = [head + ":"]
+        for alt in s.alternatives:
+            if isinstance(alt, ActionRef):
+                out.append(f"{indent}  - the action **{alt.name}** (see Actions)")
+            else:
+                out.append(f"{indent}  - **{alt.action}**:")
+                out += self.alternative_lines(alt, indent + "    ")
+        if s.orelse is not None:
+            out.append(f"{indent}- if there is nothing to choose:")
+            out += self.block(s.orelse, indent + "  ") or [f"{indent}  - nothing happens"]
+        return out
+
+    # ================================================================== expressions
+    def type_of(self, node: Any) -> str | None:
+        return self.types.get(id(node))
+
+    def bindings(self, bindings: A.Bindings, each: bool = True) -> str:
+        parts = []
+        for b in bindings.items:
+            if self.local:
+                self.local[-1].add(b.var)
+            text = f"{b.var} in {self.expr(b.iter)}"
+            if b.cond is not None:
+                text += f" where {self.expr(b.cond)}"
+            parts.append(text)
+        return ("any " if each else "") + (", and " + ("any " if each else "each ")).join(parts)
+
+    def template(self, template: A.Template) -> str:
+        out = []
+        for part in template.parts:
+            out.append(part if isinstance(part, str) else "{" + self.expr(part) + "}")
+        return "".join(out)
+
+    def place(self, node: Any) -> str:
+        """A zone (or cards) written as a place: "the pile", "opp's hand", "the square at c3"."""
+        if isinstance(node, A.Name) and node.id in self.zones:
+            return f"the {_words(node.id)}"
+        if isinstance(node, A.Call) and node.func in self.zones and node.args:
+            zone = self.zones[node.func]
+            owner = node.args[0]
+            if zone.per == "cell":
+                return f"the {_words(node.func)} at {self.expr(owner)}"
+            return _of(self.expr(owner), _words(node.func))
+        return self.expr(node)
+
+    def expr(self, node: Any, parent: int = 0) -> str:
+        method = getattr(self, "e_" + type(node).__name__, None)
+        if method is None:
+            return str(node)
+        return method(node, parent)
+
+    def e_Const(self, node: A.Const, parent: int) -> str:
+        v = node.value
+        if isinstance(v, str):
+            return f"'{v}'"
+        if v is None:
+            return "none"
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        return str(v)
+
+    _NAMES = {
+        "current": "the current player", "players": "the players", "cards": "all cards", "cells": "the cells",
+        "dealer": "the dealer", "round": "the round number", "turn": "the turn number",
+        "num_players": "the number of players",
+    }
+
+    def e_Name(self, node: A.Name, parent: int) -> str:
+        if self.is_local(node.id):
+            return node.id
+        if node.id in self.zones:
+            return f"the {_words(node.id)}"
+        if node.id in self.variables or node.id in self.defines:
+            return node.id
+        return self._NAMES.get(node.id, node.id)
+
+    def e_Attr(self, node: A.Attr, parent: int) -> str:
+        if isinstance(node.obj, A.Name) and node.obj.id == "option" and not self.is_local("option"):
+            return f"option {node.name}"
+        return _of(self.expr(node.obj, 9), _words(node.name))
+
+    def e_Index(self, node: A.Index, parent: int) -> str:
+        return f"{self.expr(node.obj, 9)}[{self.expr(node.index)}]"
+
+    def e_Call(self, node: A.Call, parent: int) -> str:
+        f = node.func
+        args = node.args
+        a = [self.expr(x, 9) for x in args]
+        if f in self.zones:
+            return self.place(node)
+        if f in self.defines or f in self.procs:
+            return f"{f}({', '.join(self.expr(x) for x in args)})"
+        one = a[0] if a else ""
+        if f == "count" and args and isinstance(args[0], A.Agg) and args[0].func == "distinct":
+            c = args[0].comp
+            with self.scope([c.var]):
+                where = f" where {self.expr(c.cond)}" if c.cond is not None else ""
+                return f"the number of different {self.expr(c.elt)} for each {c.var} in {self.expr(c.iter)}{where}"
+        if f == "count":
+            t = self.type_of(args[0]) if args else None
+            if t == T.ZONE or (isinstance(args[0], A.Name) and args[0].id in self.zones) or \
+                    (isinstance(args[0], A.Call) and args[0].func in self.zones):
+                return f"the number of cards in {self.place(args[0])}"
+            return f"the number of {one}"
+        if f in ("max", "min"):
+            word = "highest" if f == "max" else "lowest"
+            if len(a) == 2:
+                return f"the {'larger' if f == 'max' else 'smaller'} of {a[0]} and {a[1]}"
+            return f"the {word} of {one}"
+        simple = {
+            "sum": "the sum of {0}", "any": "any of {0} is true", "all": "all of {0} are true",
+            "distinct": "the distinct items of {0}", "first": "the first of {0}", "last": "the last of {0}",
+            "left": "the player to the left of {0}", "right": "the player to the right of {0}",
+            "others": "the players other than {0}", "seats_from": "every player starting with {0} and going left",
+            "player": "the player in seat {0}", "piece_at": "the piece on {0}",
+            "start_cells": "the starting cells of {0}'s pieces", "empty_cells": "the empty cells",
+            "str": "{0} as text", "int": "{0} as a whole number", "abs": "the absolute value of {0}",
+            "chance": "true with probability {0}", "random": "a random one of {0}",
+        }
+        if f in simple:
+            return simple[f].format(*a)
+        if f in ("top", "bottom"):
+            return f"the {f} card of {self.place(args[0])}"
+        if f == "nth":
+            return f"the card {a[1]} below the top of {self.place(args[0])}"
+        if f == "pieces":
+            kind = f" of kind {a[1]}" if len(a) > 1 else ""
+            return _of(one, "pieces") + kind
+        if f == "slides":
+            opts = {k: self.expr(v) for k, v in node.kwargs}
+            dirs = opts.get("dirs", "'orthogonal'").strip("'")
+            limit = f", at most {opts['max']} steps" if "max" in opts else ""
+            return f"the cells {one} can reach moving in a straight {dirs} line without passing a piece{limit}"
+        if f == "cell":
+            return f"cell {one}" if len(a) == 1 else f"the cell at row {a[0]}, column {a[1]}"
+        if f == "line":
+            return f"{one} has {a[1]} pieces in a straight line"
+        if f == "range":
+            return f"the whole numbers from {a[0]} to {a[1]} - 1"
+        if f in ("hand_value", "best_cards", "category", "hand_score"):
+            cards = self.place(args[1]) if len(args) > 1 else "?"
+            what = {"hand_value": "the value of the best {r} hand in {c}", "best_cards": "the best {r} hand in {c}",
+                    "category": "the {r} category of the best hand in {c}",
+                    "hand_score": "the {r} strength of the best hand in {c}"}[f]
+            return what.format(r=self.expr(args[0]).strip("'"), c=cards)
+        if f == "dict":
+            return "a record of " + ", ".join(f"{k} = {self.expr(v)}" for k, v in node.kwargs)
+        kwargs = [f"{k}={self.expr(v)}" for k, v in node.kwargs]
+        return f"{f}({', '.join(a + kwargs)})"
+
+    def comp(self, comp: A.Comp) -> str:
+        text = f"for each {comp.var} in {self.expr(comp.iter)}"
+        if comp.cond is not None:
+            text += f" where {self.expr(comp.cond)}"
+        return text
+
+    def e_Agg(self, node: A.Agg, parent: int) -> str:
+        with self.scope([node.comp.var]):
+            return self._agg(node)
+
+    def _agg(self, node: A.Agg) -> str:
+        c = node.comp
+        elt = self.expr(c.elt)
+        where = f" where {self.expr(c.cond)}" if c.cond is not None else ""
+        source = f"{c.var} in {self.expr(c.iter)}{where}"
+        f = node.func
+        if f == "count":
+            if isinstance(c.elt, A.Name) and c.elt.id == c.var:
+                return f"the number of {source}"
+            return f"the number of {elt}, for each {source}"
+        if f in ("sum", "max", "min"):
+            word = {"sum": "the sum", "max": "the highest", "min": "the lowest"}[f]
+            return f"{word} of {elt} over each {source}"
+        if f == "any":
+            return f"{elt} for some {source}"
+        if f == "all":
+            return f"{elt} for every {source}"
+        if f in ("argmax", "argmin"):
+            word = "highest" if f == "argmax" else "lowest"
+            return f"the {c.var} in {self.expr(c.iter)}{where} with the {word} {elt.removeprefix('the ')} " \
+                   "(all of them if tied)"
+        if f == "distinct":
+            return f"the distinct {elt} over each {source}"
+        return f"{f} of {elt} over each {source}"
+
+    def e_ListLit(self, node: A.ListLit, parent: int) -> str:
+        return "[" + ", ".join(self.expr(x) for x in node.items) + "]"
+
+    def e_ListComp(self, node: A.ListComp, parent: int) -> str:
+        with self.scope([node.comp.var]):
+            return self._listcomp(node)
+
+    def _listcomp(self, node: A.ListComp) -> str:
+        c = node.comp
+        if isinstance(c.elt, A.Name) and c.elt.id == c.var:
+            where = f" where {self.expr(c.cond)}" if c.cond is not None else ""
+            return f"the {c.var} in {self.expr(c.iter)}{where}"
+        return f"the list of {self.expr(c.elt)} {self.comp(c)}"
+
+    def e_BinOp(self, node: A.BinOp, parent: int) -> str:
+        op = node.op
+        mine = _PRECEDENCE.get(op, 3)
+        left = self.expr(node.left, mine)
+        right = self.expr(node.right, mine + (1 if op in _ARITH else 0))
+        if op in _COMPARE:
+            if isinstance(node.right, A.Const) and node.right.value is None and op in ("==", "!=") and \
+                    self.type_of(node.left) == T.PLAYER:
+                text = f"{left} is {'nobody' if op == '==' else 'somebody'}"
+            else:
+                text = f"{left} {_COMPARE[op]} {right}"
+        else:
+            text = f"{left} {op} {right}"
+        need = parent > mine or (parent in (1, 2) and op in ("and", "or") and parent != mine)
+        return f"({text})" if need else text
+
+    def e_Unary(self, node: A.Unary, parent: int) -> str:
+        if node.op == "neg":
+            return f"-{self.expr(node.operand, 8)}"
+        return f"not {self.expr(node.operand, 9)}"
+
+    def e_Cond(self, node: A.Cond, parent: int) -> str:
+        text = f"{self.expr(node.body, 1)} if {self.expr(node.test, 1)}, otherwise {self.expr(node.orelse, 1)}"
+        return f"({text})" if parent else text
+
+
+def _is_const(node: Any, value: Any) -> bool:
+    return isinstance(node, A.Const) and node.value == value and not isinstance(node.value, bool)
+
+
+def _words(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def _of(owner: str, thing: str) -> str:
+    """ "p's hand", "the current player's hand", or "the hand of the player to the left of p"."""
+    simple = " " not in owner or (owner.startswith("the ") and owner.count(" ") <= 2 and " of " not in owner)
+    if simple and not owner.startswith("("):
+        return f"{owner}'s {thing}"
+    return f"the {thing} of {owner}"
+
+
+def _range_text(values: tuple[Any, ...]) -> str:
+    if len(values) > 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in values) and \
+            list(values) == list(range(values[0], values[0] + len(values))):
+        return f"{values[0]} to {values[-1]}"
+    if len(values) > 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in values) and \
+            list(values) == list(range(values[0], values[0] - len(values), -1)):
+        return f"{values[0]} down to {values[-1]}"
+    return ", ".join(_value(v) for v in values)
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell."""
+    return str(text).replace("|", "\\|").replace("\n", " ")

@@ -1,0 +1,141 @@
+"""The bots: the registry, legal and reproducible choices, information-set search that never peeks."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+import pytest
+
+import interpreter
+from interpreter import sampling
+from interpreter.agents import AgentError, agent_names, derive_seed, make_agent, parse_agent_spec
+from interpreter.agents import greedy as greedy_module
+from interpreter.agents import mcts as mcts_module
+from interpreter.views import visible_cards
+from tests.conftest import GAMES
+
+HIGHHAND = str(GAMES / "highhand.yaml")
+HIGHJACK = str(GAMES / "highjack.yaml")
+TICTACTOE = str(GAMES / "tictactoe.yaml")
+
+
+def test_registry_and_parameters():
+    assert agent_names() == ["random", "greedy", "mcts"]
+    assert parse_agent_spec("mcts") == ("mcts", {})
+    assert parse_agent_spec("MCTS:500:depth=6") == ("mcts", {"iterations": 500, "depth": 6})
+    assert parse_agent_spec("mcts:c=0.5") == ("mcts", {"c": 0.5})
+    assert parse_agent_spec("greedy:8") == ("greedy", {"samples": 8})
+    game = interpreter.load_game(TICTACTOE)
+    assert make_agent("mcts", game, 0).label == "mcts:200"
+    assert make_agent("mcts:50:depth=2", game, 0).label == "mcts:50:depth=2"
+    assert make_agent("greedy", game, 1).label == "greedy"
+    for bad, message in [
+        ("wizard", "unknown agent 'wizard'"),
+        ("random:3", "agent 'random' takes at most 0 parameter(s)"),
+        ("mcts:depth=x", "'x' is not a number"),
+        ("mcts:speed=3", "agent 'mcts' has no parameter 'speed'"),
+        ("mcts:0", "iterations must be a whole number of at least 1"),
+        ("greedy:0.5", "samples must be a whole number of at least 1"),
+    ]:
+        with pytest.raises(AgentError, match=message.replace("(", r"\(").replace(")", r"\)")):
+            make_agent(bad, game, 0)
+
+
+def test_derived_seeds_are_stable():
+    assert derive_seed(1, "match", 0) == derive_seed(1, "match", 0)
+    assert derive_seed(1, "match", 0) != derive_seed(1, "match", 1)
+    # the first 63 bits of sha256("7/x"): the same on every platform and run, whatever PYTHONHASHSEED
+    assert derive_seed(7, "x") == int.from_bytes(hashlib.sha256(b"7/x").digest()[:8], "big") >> 1
+
+
+@pytest.mark.parametrize("spec, players", [(HIGHHAND, 2), (HIGHHAND, 4), (HIGHJACK, 3)])
+@pytest.mark.parametrize("name", ["random", "greedy:1", "mcts:4"])
+def test_agents_choose_legal_actions_reproducibly_and_leave_the_state_alone(spec, players, name):
+    game = interpreter.load_game(spec, players=players)
+    state = game.new_initial_state(seed=3)
+    rng = random.Random(3)
+    bots = [make_agent(name, game, p, seed=10 + p) for p in range(players)]
+    for _ in range(40):
+        if state.is_terminal():
+            break
+        player = state.current_player()
+        before = state.to_json()
+        action = bots[player].step(state)
+        assert state.to_json() == before
+        assert action in state.legal_actions()
+        assert make_agent(name, game, player, seed=10 + player).step(state) == action  # same seed, same choice
+        state.apply_action(state.legal_actions()[rng.randrange(len(state.legal_actions()))])
+
+
+def _canonical(state, player):
+    """The same state with the cards ``player`` cannot see arranged in id order: a function of the view."""
+    out = state.clone()
+    seen = visible_cards(state, player)
+    slots = [(z, i) for z, cards in enumerate(state.zones) for i, c in enumerate(cards) if c not in seen]
+    faces = [state.face[state.zones[z][i]] for z, i in slots]
+    for (z, i), card, face in zip(slots, sorted(state.zones[z][i] for z, i in slots), faces):
+        out.zones[z][i] = card
+        out.loc[card] = z
+        out.face[card] = face
+    return out
+
+
+@pytest.mark.parametrize("name", ["mcts:30", "greedy:3"])
+def test_search_agents_decide_from_their_information_set_only(monkeypatch, name):
+    """Two states the agent cannot tell apart give the same decision: it never reads the hidden cards.
+
+    (``sample_consistent`` is made a function of the view alone by arranging the hidden cards
+    canonically first; the agents get everything else from the view and the legal actions.)
+    """
+    real = sampling.sample_consistent
+    canonical = lambda state, player, rng: real(_canonical(state, player), player, rng)
+    monkeypatch.setattr(mcts_module, "sample_consistent", canonical)
+    monkeypatch.setattr(greedy_module, "sample_consistent", canonical)
+    game = interpreter.load_game(HIGHJACK, players=3)
+    state = game.new_initial_state(seed=8)
+    rng = random.Random(8)
+    checked = 0
+    while checked < 6 and not state.is_terminal():
+        player = state.current_player()
+        if len(state.legal_actions()) > 1:
+            other = real(state, player, 99)  # the same view, other hidden cards and future draws
+            assert other.observation(player) == state.observation(player)
+            assert other.zones != state.zones or other.rng != state.rng
+            agent = make_agent(name, game, player, seed=5)
+            assert agent.step(other) == agent.step(state)
+            checked += 1
+        state.apply_action(state.legal_actions()[rng.randrange(len(state.legal_actions()))])
+    assert checked == 6
+
+
+def _tictactoe(*moves: int):
+    game = interpreter.load_game(TICTACTOE)
+    state = game.new_initial_state(seed=0)
+    for move in moves:
+        state.apply_action(move)
+    return game, state
+
+
+@pytest.mark.parametrize("name", ["greedy", "mcts:60"])
+def test_search_agents_take_a_winning_move(name):
+    game, state = _tictactoe(0, 3, 1, 4)  # x on (0,0) (0,1), o on (1,0) (1,1): x wins on (0,2)
+    assert make_agent(name, game, 0, seed=1).step(state) == 2
+
+
+def test_mcts_blocks_the_opponents_winning_move():
+    game, state = _tictactoe(0, 4, 8, 1)  # o threatens the middle column: x must take (2,1)
+    assert make_agent("mcts:300", game, 0, seed=1).step(state) == 7
+
+
+def test_mcts_beats_random_at_tictactoe():
+    game = interpreter.load_game(TICTACTOE)
+    wins = 0
+    for index in range(12):
+        me = index % 2
+        bots = [make_agent("mcts:60" if p == me else "random", game, p, seed=derive_seed(index, p)) for p in (0, 1)]
+        state = game.new_initial_state(seed=index)
+        while not state.is_terminal():
+            state.apply_action(bots[state.current_player()].step(state))
+        wins += state.returns()[me] > 0
+    assert wins >= 9
