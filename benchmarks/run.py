@@ -61,15 +61,7 @@ def random_loop(new_state: Callable[[int], Any], games: int, seed: int = 1) -> i
         state = new_state(i)
         while not state.is_terminal():
             if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                x = rand()
-                acc = 0.0
-                action = outcomes[-1][0]
-                for a, p in outcomes:
-                    acc += p
-                    if x < acc:
-                        action = a
-                        break
+                action = state.sample_chance_outcome(rng)
             else:
                 legal = state.legal_actions()
                 action = legal[int(rand() * len(legal))]

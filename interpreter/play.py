@@ -370,7 +370,7 @@ class TerminalMatch:
                         break  # the log ends here
                     action = self.scripted(player)
                 elif player == CHANCE:
-                    action = _sample(state, self.chance_rng)
+                    action = state.sample_chance_outcome(self.chance_rng)
                 elif player in self.bots:
                     action = self.bots[player].step(state)
                 elif player >= 0:
@@ -531,17 +531,6 @@ class TerminalMatch:
             self.out("  For your eyes only since your last turn:")
             for event in private:
                 self.out(f"    * {self.events.line(event)}")
-
-
-def _sample(state: State, rng: random.Random) -> int:
-    outcomes = state.chance_outcomes()
-    x = rng.random()
-    acc = 0.0
-    for action, p in outcomes:
-        acc += p
-        if x < acc:
-            return action
-    return outcomes[-1][0]
 
 
 def play_match(game: Game, spec: str, agents: Sequence[str], seed: int, console: Any,

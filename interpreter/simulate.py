@@ -131,7 +131,7 @@ def run_match(game: Game, agents: Sequence[str], state_seed: int, agent_seeds: S
     while not state.is_terminal():
         player = state.current_player()
         if player == CHANCE:
-            action = _sample_chance(state, chance_rng)
+            action = state.sample_chance_outcome(chance_rng)
         elif player < 0:
             raise RuntimeError(f"match {index}: the rules stopped without a decision (player {player})")
         else:
@@ -148,17 +148,6 @@ def run_match(game: Game, agents: Sequence[str], state_seed: int, agent_seeds: S
         rounds=sum(1 for e in events if e.get("type") == "round_end"), actions=len(state.history),
         first_player=first, lead_changes=_lead_changes(events), moves=moves,
     )
-
-
-def _sample_chance(state: Any, rng: Any) -> int:
-    outcomes = state.chance_outcomes()
-    x = rng.random()
-    acc = 0.0
-    for action, p in outcomes:
-        acc += p
-        if x < acc:
-            return action
-    return outcomes[-1][0]
 
 
 _WORKER_GAME: Game | None = None

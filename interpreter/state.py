@@ -103,6 +103,17 @@ class State:
             return []
         return list(zip(pending[1], pending[2]))
 
+    def sample_chance_outcome(self, rng: Any) -> int:
+        """A chance outcome drawn by its probability with ``rng`` (anything with random())."""
+        outcomes = self.chance_outcomes()
+        x = rng.random()
+        acc = 0.0
+        for action, probability in outcomes:
+            acc += probability
+            if x < acc:
+                return action
+        return outcomes[-1][0]
+
     def apply_action(self, action: int) -> None:
         """Apply a legal action (or chance outcome); an illegal one raises and changes nothing."""
         pending = self.pending

@@ -103,15 +103,7 @@ def play_random(state: State, rng: random.Random, limit: int = 10**6) -> list[in
     taken = []
     while not state.is_terminal() and len(taken) < limit:
         if state.is_chance_node():
-            outcomes = state.chance_outcomes()
-            x = rng.random()
-            acc = 0.0
-            action = outcomes[-1][0]
-            for a, p in outcomes:
-                acc += p
-                if x < acc:
-                    action = a
-                    break
+            action = state.sample_chance_outcome(rng)
         else:
             legal = state.legal_actions()
             action = legal[rng.randrange(len(legal))]

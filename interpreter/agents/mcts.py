@@ -100,7 +100,7 @@ class MCTSAgent(Agent):
         while not world.over:
             mover = world.current_player()
             if mover < 0:  # a chance node (explicit chance): sample it, it is not a decision
-                world.apply_action(_chance(world, rng))
+                world.apply_action(world.sample_chance_outcome(rng))
                 continue
             legal = world.legal_actions()
             children = node.children
@@ -131,7 +131,7 @@ class MCTSAgent(Agent):
         steps = 0
         while not world.over and steps < self.depth:
             if world.current_player() < 0:
-                world.apply_action(_chance(world, rng))
+                world.apply_action(world.sample_chance_outcome(rng))
             else:
                 legal = world.legal_actions()
                 world.apply_action(legal[rng.randrange(len(legal))])
@@ -160,14 +160,3 @@ class MCTSAgent(Agent):
             elif score >= best_score - 1e-12:
                 best.append(a)
         return best[0] if len(best) == 1 else best[rng.randrange(len(best))]
-
-
-def _chance(state: State, rng: random.Random) -> int:
-    outcomes = state.chance_outcomes()
-    x = rng.random()
-    acc = 0.0
-    for action, p in outcomes:
-        acc += p
-        if x < acc:
-            return action
-    return outcomes[-1][0]
