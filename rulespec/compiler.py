@@ -46,7 +46,7 @@ def compile_text(text: str, path: str = "<string>") -> GameDef:
 def _compile(path: str, text: str | None) -> GameDef:
     diags = Diagnostics()
     data = load_with_variants(path, diags, text)
-    validate_structure(data, diags)
+    validate_structure(data, diags, path)
     model = build_model(data, path, diags)
     parse_failed = bool(diags)
     info = _check(model, diags, parse_failed)

@@ -41,10 +41,10 @@ def _validator() -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(schema())
 
 
-def validate_structure(data: Any, diags: Diagnostics) -> None:
+def validate_structure(data: Any, diags: Diagnostics, file: str = "<spec>") -> None:
     """Report every structural problem of ``data`` (positions from the loader)."""
     if not isinstance(data, dict):
-        diags.error(span_of(data) or SourceSpan("<spec>", 1, 1),
+        diags.error(span_of(data) or SourceSpan(file, 1, 1),
                     "a spec must be a mapping of sections (game:, round:, ...)")
         diags.raise_if_any(SchemaError)
     for error in _leaf_errors(_validator().iter_errors(data)):
