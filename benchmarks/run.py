@@ -262,7 +262,7 @@ def main() -> int:
                         300 * scale, runs),
     ]
     if not args.no_simulate:
-        speedup = simulate_speedup(200 * scale)
+        speedup = simulate_speedup(2000)
         if speedup:
             ratios.append(speedup)
     for row in ratios:

@@ -189,9 +189,11 @@ def simulate(path: str, games: int, agents: Sequence[str] | None = None, players
         return result
     import multiprocessing
 
+    # chunks of several matches keep inter-process traffic small; imap keeps match order
+    chunk = max(1, min(16, games // (jobs * 8)))
     with multiprocessing.get_context().Pool(jobs, initializer=_worker_init,
                                             initargs=(path, n, dict(game.options))) as pool:
-        for record in pool.imap(_worker_run, tasks, chunksize=1):
+        for record in pool.imap(_worker_run, tasks, chunksize=chunk):
             result.records.append(record)
             if progress is not None:
                 progress(len(result.records))
