@@ -23,6 +23,7 @@ settings.register_profile(
     "thorough",
     max_examples=1000,
     deadline=None,
+    derandomize=False,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
