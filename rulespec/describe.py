@@ -147,7 +147,7 @@ class Describer:
         out = ["## Cards", ""]
         decks = cards.decks
         if not (isinstance(decks, A.Const) and decks.value == 1):
-            out += [f"The cards below are all included {self.expr(decks)} times.", ""]
+            out += [f"Number of decks (copies of the whole list below): {self.expr(decks)}.", ""]
         if cards.name_template is not None:
             out += [f"Cards are named \"{self.template(cards.name_template)}\".", ""]
         if cards.attributes:
