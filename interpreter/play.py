@@ -404,22 +404,11 @@ class TerminalMatch:
 
     def scripted(self, player: int) -> int:
         """The next action of the script, checked against the rules."""
-        from .replay import LogError
+        from .replay import checked_action
 
         assert self.script is not None
         record = self.script.pop(0)
-        state = self.state
-        index = len(state.history) + 1
-        action = record.get("action")
-        if "player" in record and record["player"] != player and player != CHANCE:
-            raise LogError(f"action {index}: the log says player {record['player']} moves, the rules say {player}")
-        if not isinstance(action, int) or action not in state.legal_actions():
-            raise LogError(f"action {index}: action {action!r} ({record.get('label', '?')}) is not legal here")
-        label = state.action_to_string(action)
-        if "label" in record and record["label"] != label:
-            raise LogError(f"action {index}: the log says '{record['label']}', the rules call action {action} "
-                           f"'{label}'")
-        return action
+        return checked_action(self.state, record, f"action {len(self.state.history) + 1}")
 
     def public_label(self, label: str, before: tuple[list[int], list[int]], actor: int | None) -> str:
         """The label with the names of cards that a human other than the actor may not see replaced."""

@@ -179,14 +179,7 @@ def replay_match(logged: LoggedMatch, game: Any = None,
         if state.is_terminal():
             raise LogError(f"{where}: the match is already over, but the log goes on")
         player = state.current_player()
-        action = record.get("action")
-        if "player" in record and record["player"] != player and player != CHANCE:
-            raise LogError(f"{where}: the log says player {record['player']} moves, the rules say {player}")
-        if not isinstance(action, int) or action not in state.legal_actions():
-            raise LogError(f"{where}: action {action!r} ({record.get('label', '?')}) is not legal here")
-        label = state.action_to_string(action)
-        if "label" in record and record["label"] != label:
-            raise LogError(f"{where}: the log says '{record['label']}', the rules call action {action} '{label}'")
+        action = checked_action(state, record, where)
         state.apply_action(action)
         if on_action is not None:
             on_action(state, i, player, action)
@@ -200,3 +193,18 @@ def replay_match(logged: LoggedMatch, game: Any = None,
                 raise LogError(f"{logged.path}: {key} differ: the log says {logged.end[key]}, the replay gives "
                                f"{got[key]}")
     return state
+
+
+def checked_action(state: State, record: dict[str, Any], where: str) -> int:
+    """The action of a log record, after checking it against the rules of ``state``."""
+    player = state.current_player()
+    action = record.get("action")
+    if "player" in record and record["player"] != player and player != CHANCE:
+        raise LogError(f"{where}: the log says player {record['player']} moves, the rules say {player}")
+    if not isinstance(action, int) or action not in state.legal_actions():
+        raise LogError(f"{where}: action {action!r} ({record.get('label', '?')}) is not legal here")
+    label = state.action_to_string(action)
+    if "label" in record and record["label"] != label:
+        raise LogError(f"{where}: the log says '{record['label']}', the rules call action {action} '{label}'")
+    return action
+
