@@ -659,13 +659,12 @@ class RoundCode(Code):
 class PhaseCode(Code):
     level = "phase"
 
-    def __init__(self, first: Any, order: str, end_when: list, turn: int, start_turn: Callable[[State], None],
-                 turn_code: BlockCode):
+    def __init__(self, first: Any, order: str, end_when: list, turn_code: BlockCode,
+                 start_turn: Callable[[State], None]):
         self.turn_code = turn_code
         self.first = first
         self.order = order
         self.end_when = end_when
-        self.turn = turn
         self.start_turn = start_turn
 
     def step(self, s: State, frame: list) -> None:
@@ -696,7 +695,7 @@ class PhaseCode(Code):
                 p = (p - 1) % n
         s.current = p
         self.start_turn(s)
-        frame = [self.turn, 0, {}]
+        frame = [self.turn_code.index, 0, {}]
         s.stack.append(frame)
         self.turn_code.step(s, frame)  # run the turn's first steps now rather than via the loop
 
@@ -713,7 +712,7 @@ def compile_flow(L: Any) -> int:
         turn = compile_block_code(phase.turn, L)
         first = compile_expr(phase.first, L) if phase.first is not None else None
         ends = [compile_expr(c, L) for c in phase.end_when]
-        phase_codes.append(L.add_code(PhaseCode(first, phase.order, ends, turn, L.start_turn, L.codes[turn])))
+        phase_codes.append(L.add_code(PhaseCode(first, phase.order, ends, L.codes[turn], L.start_turn)))
     names = {p.name: i for i, p in enumerate(round_def.phases)}
     next_of = [names[p.next] if p.next else i + 1 for i, p in enumerate(round_def.phases)]
     setup = compile_block_code(round_def.setup, L) if round_def.setup.stmts else None

@@ -166,10 +166,6 @@ class State:
 
         return observe(self, player, events)
 
-    @property
-    def events_list(self) -> list[dict[str, Any]]:
-        return self.events
-
     def clone(self) -> State:
         other = State.__new__(State)
         other.game = self.game

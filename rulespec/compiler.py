@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
 
 from .check import CheckInfo, check_model
 from .errors import Diagnostics, LanguageError, SemanticError, SpecError
@@ -64,7 +63,3 @@ def _check(model: SpecModel, diags: Diagnostics, parse_failed: bool) -> CheckInf
         if diags:  # a follow-on failure of an earlier problem: report the problems
             return CheckInfo()
         raise
-
-
-def sources_of(error: SpecError) -> Mapping[str, Any]:
-    return error.sources

@@ -12,7 +12,7 @@ import os
 from typing import Any
 
 from .errors import Diagnostics, SourceSpan, VariantError, did_you_mean
-from .source import PosDict, PosList, load_yaml, span_of, value_span
+from .source import PosDict, PosList, load_yaml, value_span
 
 __all__ = ["load_with_variants", "MAX_EXTENDS_DEPTH"]
 
@@ -190,7 +190,3 @@ def _list_index(node: list, last: str, op: str, path: str, span: SourceSpan, dia
         diags.error(span, f"patch path {path}: index {index} is out of range (the list has {len(node)} items)")
         return None
     return index
-
-
-def spec_span(data: Any) -> SourceSpan | None:
-    return span_of(data)
