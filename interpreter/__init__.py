@@ -6,8 +6,17 @@
     state.legal_actions(); state.apply_action(a); state.observation(0)
 """
 
-from .errors import GameLengthError, IllegalActionError, InterpreterError, OptionError, RuleError
+from .errors import (
+    BudgetError,
+    GameLengthError,
+    IllegalActionError,
+    InterpreterError,
+    OptionError,
+    RuleError,
+    StateError,
+)
 from .game import Game, game_from_text, load_game
+from .limits import RunLimits
 from .state import CHANCE, TERMINAL, State
 
 __all__ = [
@@ -21,5 +30,8 @@ __all__ = [
     "OptionError",
     "RuleError",
     "GameLengthError",
+    "BudgetError",
+    "StateError",
     "InterpreterError",
+    "RunLimits",
 ]

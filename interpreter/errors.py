@@ -3,15 +3,18 @@
     InterpreterError
     ├── IllegalActionError     an action id that is not legal now (the state is unchanged)
     ├── OptionError            a bad player count or option value when loading a game
+    ├── StateError             a saved state (``state_from_json``) that this game cannot have reached
     └── RuleError              the spec's rules failed while running (names the spec position)
-        └── GameLengthError    the spec's `game.limits.actions` bound was exceeded
+        ├── GameLengthError    the spec's `game.limits.actions` bound was exceeded
+        └── BudgetError        one step of the rules used more than its resource budget
 """
 
 from __future__ import annotations
 
 from rulespec.errors import SourceSpan
 
-__all__ = ["InterpreterError", "IllegalActionError", "OptionError", "RuleError", "GameLengthError"]
+__all__ = ["InterpreterError", "IllegalActionError", "OptionError", "StateError", "RuleError", "GameLengthError",
+           "BudgetError"]
 
 
 class InterpreterError(Exception):
@@ -26,6 +29,10 @@ class OptionError(InterpreterError, ValueError):
     """A player count or option value the spec does not allow."""
 
 
+class StateError(InterpreterError, ValueError):
+    """A saved state that is malformed, belongs to another game, or breaks this game's rules."""
+
+
 class RuleError(InterpreterError, RuntimeError):
     """A rule could not be carried out; ``span`` is where the rule is written."""
 
@@ -38,3 +45,7 @@ class RuleError(InterpreterError, RuntimeError):
 
 class GameLengthError(RuleError):
     """More actions than the spec's declared bound: the rules do not end the game."""
+
+
+class BudgetError(RuleError):
+    """A rule ran away: one step used more work, memory or options than the run-time limits allow."""

@@ -24,6 +24,7 @@ from .effects import compile_block_closure
 from .errors import RuleError
 from .expressions import compile_expr, compile_list, json_converter, type_of
 from .flow import BlockCode, compile_flow, fill_block
+from .limits import DEFAULT_LIMITS, RunLimits
 from .ranking import Ranking
 from .state import State
 from .static import evaluate_static
@@ -34,8 +35,10 @@ _VISIBILITY = {"public": 0, "owner": 1, "hidden": 2, "top": 3}
 
 
 class Link:
-    def __init__(self, gamedef: GameDef, num_players: int, options: dict[str, Any], explicit_chance: bool):
+    def __init__(self, gamedef: GameDef, num_players: int, options: dict[str, Any], explicit_chance: bool,
+                 limits: RunLimits = DEFAULT_LIMITS):
         self.gamedef = gamedef
+        self.limits = limits
         self.model = gamedef.model
         self.info = gamedef.info
         self.num_players = num_players

@@ -35,7 +35,7 @@ class State:
     __slots__ = (
         "game", "zones", "loc", "face", "shuffled", "g", "pv", "score", "total", "skips", "piece_cell",
         "cell_piece", "round", "turn", "current", "dealer", "in_play", "ending", "stack", "pending", "rng",
-        "history", "events", "over", "winners_", "returns_",
+        "history", "events", "over", "winners_", "returns_", "ops",
     )
 
     game: Game
@@ -64,6 +64,7 @@ class State:
     over: bool
     winners_: list[int]
     returns_: list[float]
+    ops: int  # work left in this step (not part of the state's data: reset when a step starts)
 
     def __init__(self, game: Game):
         self.game = game

@@ -53,7 +53,7 @@ def test_public_api_is_explicit():
     ])
     assert sorted(interpreter.__all__) == sorted([
         "load_game", "game_from_text", "Game", "State", "CHANCE", "TERMINAL", "IllegalActionError",
-        "OptionError", "RuleError", "GameLengthError", "InterpreterError",
+        "OptionError", "RuleError", "GameLengthError", "InterpreterError", "StateError", "BudgetError", "RunLimits",
     ])
     for module in (rulespec, interpreter):
         for name in module.__all__:
