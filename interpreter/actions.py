@@ -14,7 +14,7 @@ from typing import Any
 from rulespec import ast as A
 from rulespec import types as T
 
-from .errors import RuleError
+from .errors import BudgetError, RuleError
 from .static import evaluate_static
 
 __all__ = ["ActionSpec", "ActionTable"]
@@ -84,6 +84,10 @@ class ActionTable:
             table.specs.append(spec)
             table.by_name[name] = spec
             table.size += max(spec.size, 1)
+            if table.size > L.limits.max_action_ids:
+                raise BudgetError(f"the action '{name}' makes this game's action ids number {table.size:,}, more "
+                                  f"than the limit of {L.limits.max_action_ids:,} (RunLimits.max_action_ids): "
+                                  "bind fewer parameters, or parameters with fewer values", _action_span(L, name))
         return table
 
     def spec(self, name: str) -> ActionSpec:
@@ -121,8 +125,10 @@ def _literal_domains(L: Any) -> dict[tuple[str, int], list[Any]]:
             if t not in (T.STR, T.INT, T.BOOL):
                 continue
             values = out.setdefault((alt.action, i), [])
+            seen = set(values)
             for v in _static_values(binding.iter, L):
-                if v not in values:
+                if v not in seen:
+                    seen.add(v)
                     values.append(v)
     return out
 
@@ -132,8 +138,19 @@ def _static_values(node: Any, L: Any) -> list[Any]:
         return [evaluate_static(item, L.options, L.num_players) for item in node.items]
     if isinstance(node, A.Call) and node.func == "range":
         low, high = (evaluate_static(a, L.options, L.num_players) for a in node.args)
+        limit = L.limits.max_options
+        if high - low > limit:
+            raise BudgetError(f"an action parameter may take {high - low:,} values here, more than the limit of "
+                              f"{limit:,} (RunLimits.max_options)", node.span)
         return list(range(low, high))
     raise RuleError("action parameter values must be a literal list or range(a, b)", node.span)
+
+
+def _action_span(L: Any, name: str) -> Any:
+    for alt in _all_alternatives(L):
+        if alt.action == name:
+            return alt.span
+    return None
 
 
 def _all_alternatives(L: Any) -> list[A.Alternative]:

@@ -63,6 +63,8 @@ class Board:
 
     def windows(self, n: int) -> tuple[tuple[int, ...], ...]:
         """Every straight run of n cells (rows, columns, both diagonals)."""
+        if n < 0 or n > max(self.rows, self.cols):
+            return ()  # no run that long fits (and the cache stays small whatever n the rules ask for)
         if n not in self._windows:
             found = []
             for index in range(self.size):

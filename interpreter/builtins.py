@@ -8,13 +8,15 @@ from typing import Any
 from rulespec import ast as A
 from rulespec import types as T
 
-from .errors import RuleError
+from .budget import SMALL, check_grown, check_size, spend
+from .errors import BudgetError, RuleError
 from .expressions import (
     Fn,
     _const,
     compile_expr,
     compile_list,
     const_value,
+    distinct_values,
     is_const,
     json_converter,
     local_name,
@@ -50,15 +52,31 @@ def b_count(node: A.Call, L: Any) -> Fn:
     return lambda s, e: len(items(s, e))
 
 
+def _paid_list(node: Any, L: Any) -> Fn:
+    """A list that the caller walks once: a large one is paid for."""
+    items = compile_list(node, L)
+    span = node.span
+
+    def paid(s: Any, e: dict) -> list:
+        xs = items(s, e)
+        if len(xs) > SMALL:
+            spend(s, len(xs), span)
+        return xs
+
+    return paid
+
+
 def b_sum(node: A.Call, L: Any) -> Fn:
-    items = compile_list(node.args[0], L)
-    return lambda s, e: sum(items(s, e))
+    items = _paid_list(node.args[0], L)
+    limits = L.limits
+    span = node.span
+    return lambda s, e: check_grown(s, sum(items(s, e)), limits, span)
 
 
 def _extreme(pick: Callable[..., Any]) -> Callable[[A.Call, Any], Fn]:
     def compiler(node: A.Call, L: Any) -> Fn:
         if len(node.args) == 1:
-            items = compile_list(node.args[0], L)
+            items = _paid_list(node.args[0], L)
 
             def of_list(s: Any, e: dict) -> Any:
                 values = [v for v in items(s, e) if v is not None]
@@ -74,26 +92,19 @@ def _extreme(pick: Callable[..., Any]) -> Callable[[A.Call, Any], Fn]:
 
 
 def b_any(node: A.Call, L: Any) -> Fn:
-    items = compile_list(node.args[0], L)
+    items = _paid_list(node.args[0], L)
     return lambda s, e: any(items(s, e))
 
 
 def b_all(node: A.Call, L: Any) -> Fn:
-    items = compile_list(node.args[0], L)
+    items = _paid_list(node.args[0], L)
     return lambda s, e: all(items(s, e))
 
 
 def b_distinct(node: A.Call, L: Any) -> Fn:
-    items = compile_list(node.args[0], L)
-
-    def distinct(s: Any, e: dict) -> list:
-        out: list = []
-        for x in items(s, e):
-            if x not in out:
-                out.append(x)
-        return out
-
-    return distinct
+    items = _paid_list(node.args[0], L)
+    span = node.span
+    return lambda s, e: distinct_values(s, items(s, e), span)
 
 
 def ordered_list(node: Any, L: Any, what: str) -> Fn:
@@ -314,10 +325,15 @@ def b_line(node: A.Call, L: Any) -> Fn:
     owner = L.piece_owner
     board = L.board
 
+    span = node.span
+
     def line(s: Any, e: dict) -> bool:
         who = p(s, e)
         occupied = s.cell_piece
-        for window in board.windows(n(s, e)):
+        windows = board.windows(n(s, e))
+        if len(windows) > SMALL:
+            spend(s, len(windows), span)
+        for window in windows:
             for c in window:
                 x = occupied[c]
                 if x < 0 or owner[x] != who:
@@ -334,7 +350,7 @@ def _ranking_fn(node: A.Call, L: Any, pick: int) -> Fn:
     if not is_const(ranking_fn):
         raise RuleError("the first argument must name a ranking", node.span)
     ranking = const_value(ranking_fn)
-    cards = compile_list(node.args[1], L)
+    cards = _paid_list(node.args[1], L)
     evaluate = ranking.evaluate
     return lambda s, e: evaluate(cards(s, e))[pick]
 
@@ -377,10 +393,13 @@ def b_str(node: A.Call, L: Any) -> Fn:
         label = L.piece_label
         return lambda s, e: label[value(s, e)]
 
+    limits = L.limits
+    span = node.span
+
     def text(s: Any, e: dict) -> str:
         v = convert(s, value(s, e))
         if isinstance(v, list):
-            return ", ".join(str(x) for x in v)
+            return _joined(s, v, limits, span)
         if v is None:
             return "none"
         if isinstance(v, bool):
@@ -390,9 +409,34 @@ def b_str(node: A.Call, L: Any) -> Fn:
     return text
 
 
+def _joined(s: Any, values: list, limits: Any, span: Any) -> str:
+    """``str`` of a list: its items joined, bounded as it grows (nested lists too)."""
+    check_size(s, len(values), limits.max_list, "a list", span)
+    parts = []
+    size = 0
+    for x in values:
+        part = _joined(s, x, limits, span) if isinstance(x, list) else str(x)
+        size += len(part) + 2
+        if size > limits.max_text:
+            raise BudgetError(f"a text grew past {limits.max_text:,} characters", span)
+        parts.append(part)
+    return ", ".join(parts)
+
+
 def b_int(node: A.Call, L: Any) -> Fn:
     (value,) = _args(node, L)
-    return lambda s, e: int(value(s, e))
+    span = node.span
+
+    def whole(s: Any, e: dict) -> int:
+        v = value(s, e)
+        try:
+            return int(v)
+        except OverflowError:
+            raise RuleError(f"int() of {v}: not a finite number", span) from None
+        except ValueError:
+            raise RuleError(f"int() of {str(v)[:40]!r}: not a whole number", span) from None
+
+    return whole
 
 
 def b_abs(node: A.Call, L: Any) -> Fn:
@@ -402,10 +446,18 @@ def b_abs(node: A.Call, L: Any) -> Fn:
 
 def b_range(node: A.Call, L: Any) -> Fn:
     a, b = _args(node, L)
-    if is_const(a) and is_const(b):
+    limit = L.limits.max_list
+    span = node.span
+    if is_const(a) and is_const(b) and const_value(b) - const_value(a) <= SMALL:
         values = list(range(const_value(a), const_value(b)))
         return lambda s, e: list(values)
-    return lambda s, e: list(range(a(s, e), b(s, e)))
+
+    def whole_numbers(s: Any, e: dict) -> list:
+        start, stop = a(s, e), b(s, e)
+        check_size(s, stop - start, limit, f"range({start}, {stop})", span)
+        return list(range(start, stop))
+
+    return whole_numbers
 
 
 def b_dict(node: A.Call, L: Any) -> Fn:

@@ -13,8 +13,19 @@ from typing import Any
 from rulespec import ast as A
 from rulespec import types as T
 
-from .errors import RuleError
-from .expressions import Fn, compile_expr, compile_list, const_value, is_const, json_converter, local_name, type_of
+from .budget import SMALL, check_grown, nested_size, overrun, spend
+from .errors import BudgetError, RuleError
+from .expressions import (
+    Fn,
+    compile_expr,
+    compile_list,
+    const_value,
+    is_const,
+    json_converter,
+    list_difference,
+    local_name,
+    type_of,
+)
 from .state import move_card, move_piece, take_card
 
 __all__ = ["EndSignal", "compile_simple", "compile_block_closure", "Stmt", "TOP", "BOTTOM", "RANDOM"]
@@ -35,11 +46,14 @@ def compile_simple(node: Any, L: Any) -> Stmt:
     return _STATEMENTS[type(node).__name__](node, L)
 
 
-PYTHON_ERRORS = (TypeError, IndexError, KeyError, AttributeError, ValueError, ZeroDivisionError)
+PYTHON_ERRORS = (TypeError, IndexError, KeyError, AttributeError, ValueError, ZeroDivisionError, OverflowError,
+                 RecursionError)
 
 
 def rule_failure(exc: Exception, span: Any) -> RuleError:
     """A Python error inside a rule, reported at the rule's position."""
+    if isinstance(exc, RecursionError):
+        return BudgetError("the rules nest too deeply here (procedures or defines calling each other)", span)
     return RuleError(f"this rule failed: {exc}", span)
 
 
@@ -138,6 +152,7 @@ def s_Move(node: A.Move, L: Any) -> Stmt:
         return move_one_from
     if node.selector == "all" or T.is_list(what_type) or what_type == T.ZONE:
         cards = compile_list(node.what, L)
+        span = node.span
         source = compile_expr(node.what, L) if what_type == T.ZONE else None
 
         def move_all(s: Any, e: dict) -> None:
@@ -145,7 +160,10 @@ def s_Move(node: A.Move, L: Any) -> Stmt:
             f = face(s, e, z)
             # a shuffled zone moved whole into an empty one stays in unknown order
             keeps_shuffle = source is not None and s.shuffled[source(s, e)] and not s.zones[z]
-            for c in list(cards(s, e)):
+            moved = list(cards(s, e))
+            if len(moved) > SMALL:
+                spend(s, len(moved), span)
+            for c in moved:
                 move_card(s, c, z, f, bottom)
             if keeps_shuffle and len(s.zones[z]) > 1:
                 s.shuffled[z] = True
@@ -191,9 +209,12 @@ def s_Draw(node: A.Draw, L: Any) -> Stmt:
     source = compile_expr(node.source, L)
     dest = compile_expr(node.dest, L)
     face = _face_of(node, L, dest)
+    span = node.span
 
     def draw(s: Any, e: dict) -> None:
         n = 1 if count is None else count(s, e)
+        if n > SMALL:
+            spend(s, n, span)
         src = source(s, e)
         z = dest(s, e)
         f = face(s, e, z)
@@ -223,10 +244,15 @@ def s_Deal(node: A.Deal, L: Any) -> Stmt:
     fixed = None if node.face is None else (1 if node.face == "up" else 0)
     faces = L.zone_face
 
+    span = node.span
+
     def deal(s: Any, e: dict) -> None:
         src = source(s, e)
         zones = targets(s)
-        for _ in range(count(s, e)):
+        n = count(s, e)
+        if n * len(zones) > SMALL:
+            spend(s, n * len(zones), span)
+        for _ in range(n):
             for z in zones:
                 c = take_card(s, src, TOP)
                 if c is None:
@@ -283,6 +309,15 @@ def s_Assign(node: A.Assign, L: Any) -> Stmt:
         value = lambda s, e: list(inner(s, e))
     op = node.op
     span = node.span
+    limits = L.limits
+    if _may_nest(type_of(node.value, L)):
+        unchecked = value
+
+        def value(s: Any, e: dict) -> Any:
+            v = unchecked(s, e)
+            _check_stored(s, v, limits, span)
+            return v
+    grows = type_of(node.value, L) not in (T.INT, T.BOOL)
     if ref[0] in ("var", "builtin"):
         if ref[0] == "builtin":
             def set_dealer(s: Any, e: dict) -> None:
@@ -302,12 +337,16 @@ def s_Assign(node: A.Assign, L: Any) -> Stmt:
         if list_typed:
             def extend_var(s: Any, e: dict) -> None:
                 if sign > 0:
-                    s.g[slot] = s.g[slot] + value(s, e)
+                    s.g[slot] = check_grown(s, s.g[slot] + value(s, e), limits, span)
                 else:
-                    drop = value(s, e)
-                    s.g[slot] = [x for x in s.g[slot] if x not in drop]
+                    s.g[slot] = list_difference(s, s.g[slot], value(s, e), span)
 
             return extend_var
+        if grows:
+            def add_var_checked(s: Any, e: dict) -> None:
+                s.g[slot] = check_grown(s, s.g[slot] + sign * value(s, e), limits, span)
+
+            return add_var_checked
 
         def add_var(s: Any, e: dict) -> None:
             s.g[slot] += sign * value(s, e)
@@ -341,7 +380,10 @@ def s_Assign(node: A.Assign, L: Any) -> Stmt:
             raise RuleError("cannot change a variable of a missing player (none)", span)
         col = column(s)
         if list_typed:
-            col[p] = col[p] + value(s, e) if sign > 0 else [x for x in col[p] if x not in value(s, e)]
+            col[p] = check_grown(s, col[p] + value(s, e), limits, span) if sign > 0 \
+                else list_difference(s, col[p], value(s, e), span)
+        elif grows:
+            col[p] = check_grown(s, col[p] + sign * value(s, e), limits, span)
         else:
             col[p] += sign * value(s, e)
 
@@ -402,15 +444,42 @@ def s_Emit(node: A.Emit, L: Any) -> Stmt:
         to_fn = compile_expr(node.to, L)
         to = (lambda s, e: [to_fn(s, e)]) if type_of(node.to, L) == T.PLAYER else to_fn
 
+    limits = L.limits
+    span = node.span
+    nested = any(_may_nest(type_of(v, L)) for _, v in node.fields)
+
     def emit(s: Any, e: dict) -> None:
         event: dict[str, Any] = {"type": kind}
         for k, f, conv in fields:
             event[k] = conv(s, f(s, e))
         if to is not None:
             event["to"] = sorted(set(to(s, e)))
+        s.ops -= 1
+        if s.ops < 0:
+            overrun(s, span)
+        if len(s.events) >= limits.max_events:
+            raise BudgetError(f"the match's event log is full ({limits.max_events:,} events)", span)
+        if nested:
+            _check_stored(s, event, limits, span)
         s.events.append(event)
 
     return emit
+
+
+def _may_nest(t: str) -> bool:
+    """Values of this static type may hold lists inside lists (shared, so small in memory
+    but huge once written out)."""
+    return t == T.ANY or (T.is_list(t) and _may_nest(T.elem(t)))
+
+
+def _check_stored(s: Any, value: Any, limits: Any, span: Any) -> None:
+    """A value kept in the state (so written to JSON and shown in views): bounded in size."""
+    size = nested_size(value, limits.max_list)
+    if size > limits.max_list:
+        raise BudgetError(f"a value kept in the state grew past {limits.max_list:,} items", span)
+    s.ops -= size
+    if s.ops < 0:
+        overrun(s, span)
 
 
 def s_End(node: A.End, L: Any) -> Stmt:
@@ -548,6 +617,7 @@ def bindings_iterator(bindings: A.Bindings, L: Any) -> Callable[[Any, dict], lis
     """All assignments of the bindings (nested loops, each filtered), as env dicts."""
     loops = [(b.var, compile_list(b.iter, L), compile_expr(b.cond, L) if b.cond is not None else None)
              for b in bindings.items]
+    span = bindings.span
 
     def assignments(s: Any, e: dict) -> list[dict]:
         out: list[dict] = []
@@ -557,7 +627,11 @@ def bindings_iterator(bindings: A.Bindings, L: Any) -> Callable[[Any, dict], lis
                 out.append(dict(env))
                 return
             var, items, cond = loops[depth]
-            for x in list(items(s, env)):
+            xs = list(items(s, env))
+            s.ops -= len(xs)
+            if s.ops < 0:
+                overrun(s, span)
+            for x in xs:
                 env[var] = x
                 if cond is None or cond(s, env):
                     walk(depth + 1, env)
@@ -587,6 +661,9 @@ def s_Repeat(node: A.Repeat, L: Any) -> Stmt:
 
     def repeat(s: Any, e: dict) -> None:
         for _ in range(limit):
+            s.ops -= 1
+            if s.ops < 0:
+                overrun(s, span)
             body(s, e)
             if until(s, e):
                 return
@@ -603,6 +680,9 @@ def s_While(node: A.While, L: Any) -> Stmt:
 
     def while_(s: Any, e: dict) -> None:
         for _ in range(limit):
+            s.ops -= 1
+            if s.ops < 0:
+                overrun(s, span)
             if not cond(s, e):
                 return
             body(s, e)

@@ -14,7 +14,8 @@ from typing import Any
 from rulespec import ast as A
 from rulespec import types as T
 
-from .errors import RuleError
+from .budget import SMALL, check_grown, overrun, spend
+from .errors import BudgetError, RuleError
 
 __all__ = ["compile_expr", "compile_list", "Fn", "const_value", "is_const", "json_converter"]
 
@@ -250,7 +251,7 @@ def _comp_parts(comp: A.Comp, L: Any) -> tuple[Fn, str, Fn | None, Fn]:
         compile_expr(comp.elt, L)
 
 
-def _iterate(comp: A.Comp, L: Any) -> Callable[[Any, dict], list]:
+def _iterate(comp: A.Comp, L: Any, span: Any) -> Callable[[Any, dict], list]:
     """A closure returning [(item, element value)] for the comprehension."""
     items, var, cond, elt = _comp_parts(comp, L)
 
@@ -258,7 +259,11 @@ def _iterate(comp: A.Comp, L: Any) -> Callable[[Any, dict], list]:
         def pairs(s: Any, e: dict) -> list:
             e2 = dict(e)
             out = []
-            for x in list(items(s, e)):
+            xs = list(items(s, e))
+            s.ops -= len(xs)
+            if s.ops < 0:
+                overrun(s, span)
+            for x in xs:
                 e2[var] = x
                 out.append((x, elt(s, e2)))
             return out
@@ -268,7 +273,11 @@ def _iterate(comp: A.Comp, L: Any) -> Callable[[Any, dict], list]:
     def filtered(s: Any, e: dict) -> list:
         e2 = dict(e)
         out = []
-        for x in list(items(s, e)):
+        xs = list(items(s, e))
+        s.ops -= len(xs)
+        if s.ops < 0:
+            overrun(s, span)
+        for x in xs:
             e2[var] = x
             if cond(s, e2):
                 out.append((x, elt(s, e2)))
@@ -278,7 +287,7 @@ def _iterate(comp: A.Comp, L: Any) -> Callable[[Any, dict], list]:
 
 
 def c_ListComp(node: A.ListComp, L: Any) -> Fn:
-    pairs = _iterate(node.comp, L)
+    pairs = _iterate(node.comp, L, node.span)
 
     def listcomp(s: Any, e: dict) -> list:
         return [v for _, v in pairs(s, e)]
@@ -296,20 +305,29 @@ def c_Agg(node: A.Agg, L: Any) -> Fn:
 
             return count_all
 
+        span = node.span
+
         def count(s: Any, e: dict) -> int:
             e2 = dict(e)
             n = 0
-            for x in items(s, e):
+            xs = items(s, e)
+            s.ops -= len(xs)
+            if s.ops < 0:
+                overrun(s, span)
+            for x in xs:
                 e2[var] = x
                 if cond(s, e2):
                     n += 1
             return n
 
         return count
-    pairs = _iterate(node.comp, L)
+    pairs = _iterate(node.comp, L, node.span)
     if func == "sum":
+        limits = L.limits
+        span = node.span
+
         def total(s: Any, e: dict) -> Any:
-            return sum(v for _, v in pairs(s, e))
+            return check_grown(s, sum(v for _, v in pairs(s, e)), limits, span)
 
         return total
     if func in ("max", "min"):
@@ -336,15 +354,28 @@ def c_Agg(node: A.Agg, L: Any) -> Fn:
 
         return arg
     if func == "distinct":
-        def distinct(s: Any, e: dict) -> list:
-            out: list = []
-            for _, v in pairs(s, e):
-                if v not in out:
-                    out.append(v)
-            return out
-
-        return distinct
+        return lambda s, e: distinct_values(s, [v for _, v in pairs(s, e)], node.span)
     raise RuleError(f"unknown aggregate '{func}'", node.span)
+
+
+def distinct_values(s: Any, values: list, span: Any) -> list:
+    """The values in first-seen order, each once (linear for hashable values)."""
+    out: list = []
+    try:
+        seen: set = set()
+        for v in values:
+            if v not in seen:
+                seen.add(v)
+                out.append(v)
+        return out
+    except TypeError:  # lists of lists: compare one by one, paying for it
+        out = []
+        for v in values:
+            if len(out) > SMALL:
+                spend(s, len(out), span)
+            if v not in out:
+                out.append(v)
+        return out
 
 
 # ------------------------------------------------------------------ operators
@@ -363,20 +394,45 @@ def c_BinOp(node: A.BinOp, L: Any) -> Fn:
         return _membership(node, L)
     left = compile_expr(node.left, L)
     right = compile_expr(node.right, L)
+    span = node.span
     if op == "-" and T.is_list(type_of(node.left, L)):
-        def difference(s: Any, e: dict) -> list:
-            drop = right(s, e)
-            return [x for x in left(s, e) if x not in drop]
-
-        return difference
+        return lambda s, e: list_difference(s, left(s, e), right(s, e), span)
     fn = _ARITH.get(op) or _CMP[op]
     if is_const(left) and is_const(right):
         try:
-            return _const(fn(const_value(left), const_value(right)))
-        except (TypeError, ZeroDivisionError, ValueError):
+            value = fn(const_value(left), const_value(right))
+            if _foldable(value, L):
+                return _const(value)
+        except (TypeError, ZeroDivisionError, ValueError, OverflowError):
             pass
-    span = node.span
     if op in _ARITH:
+        return _arith(op, fn, left, right, type_of(node, L), L, span)
+    return _comparison(op, fn, left, right, span)
+
+
+def _foldable(value: Any, L: Any) -> bool:
+    """A constant small enough to fold at link time (a too large one fails when it runs)."""
+    if type(value) in (str, list):
+        return len(value) <= SMALL
+    try:
+        check_grown(None, value, L.limits, None)
+    except RuleError:
+        return False
+    return True
+
+
+def _grows(op: str, t: str) -> bool:
+    """Can ``op`` make a value of static type ``t`` that needs a size check?
+
+    Whole numbers grow one bit per `+`/`-` (loops pay for that), but double with `*`;
+    floats can overflow with any operator; text and lists grow with `+`."""
+    if t == T.INT:
+        return op == "*"
+    return t != T.BOOL
+
+
+def _arith(op: str, fn: Callable[[Any, Any], Any], left: Fn, right: Fn, t: str, L: Any, span: Any) -> Fn:
+    if not _grows(op, t):
         def arith(s: Any, e: dict) -> Any:
             try:
                 return fn(left(s, e), right(s, e))
@@ -386,7 +442,43 @@ def c_BinOp(node: A.BinOp, L: Any) -> Fn:
                 raise RuleError(f"cannot compute '{op}' with a missing value (none)", span) from None
 
         return arith
-    return _comparison(op, fn, left, right, span)
+    limits = L.limits
+
+    def arith_checked(s: Any, e: dict) -> Any:
+        a = left(s, e)
+        b = right(s, e)
+        if op == "*" and (type(a) in (str, list) or type(b) in (str, list)):
+            _check_repeat(s, a, b, limits, span)
+        try:
+            return check_grown(s, fn(a, b), limits, span)
+        except ZeroDivisionError:
+            raise RuleError("division by zero", span) from None
+        except TypeError:
+            raise RuleError(f"cannot compute '{op}' with a missing value (none)", span) from None
+        except OverflowError:
+            raise RuleError(f"the result of '{op}' is too large for a number", span) from None
+
+    return arith_checked
+
+
+def _check_repeat(s: Any, a: Any, b: Any, limits: Any, span: Any) -> None:
+    """`text * n` or `list * n` (values of unknown type): bounded before it is made."""
+    seq, n = (a, b) if type(a) in (str, list) else (b, a)
+    if type(n) is int and n > 0:
+        limit = limits.max_text if type(seq) is str else limits.max_list
+        if len(seq) * n > limit:
+            raise BudgetError(f"a {'text' if type(seq) is str else 'list'} would grow past {limit:,} items", span)
+
+
+def list_difference(s: Any, xs: list, drop: Any, span: Any) -> list:
+    """``xs - drop``: the items of xs not in drop (linear when the items can be hashed)."""
+    if len(xs) > SMALL or len(drop) > SMALL:
+        spend(s, len(xs) + len(drop), span)
+        try:
+            drop = set(drop)
+        except TypeError:
+            spend(s, len(xs) * len(drop), span)
+    return [x for x in xs if x not in drop]
 
 
 def _comparison(op: str, fn: Callable[[Any, Any], Any], left: Fn, right: Fn, span: Any) -> Fn:
@@ -421,9 +513,17 @@ def _logic(op: str, left: Fn, right: Fn) -> Fn:
 def _membership(node: A.BinOp, L: Any) -> Fn:
     left = compile_expr(node.left, L)
     right = compile_list(node.right, L) if type_of(node.right, L) != T.STR else compile_expr(node.right, L)
+    span = node.span
+
+    def contained(s: Any, e: dict) -> bool:
+        xs = right(s, e)
+        if len(xs) > SMALL:
+            spend(s, len(xs), span)
+        return left(s, e) in xs
+
     if node.op == "in":
-        return lambda s, e: left(s, e) in right(s, e)
-    return lambda s, e: left(s, e) not in right(s, e)
+        return contained
+    return lambda s, e: not contained(s, e)
 
 
 def c_Unary(node: A.Unary, L: Any) -> Fn:
@@ -493,6 +593,8 @@ def _define_call(node: Any, name: str, args: tuple[Any, ...], L: Any) -> Fn:
     body = L.define_body(name)
     compiled = [compile_expr(a, L) for a in args]
     params = define.params
+    if L.define_fans_out(name):
+        body = _paid(body, node.span)
     if not params:
         return body
     if len(params) == 1:
@@ -500,6 +602,18 @@ def _define_call(node: Any, name: str, args: tuple[Any, ...], L: Any) -> Fn:
         a0 = compiled[0]
         return lambda s, e: body(s, {p0: a0(s, e)})
     return lambda s, e: body(s, {p: a(s, e) for p, a in zip(params, compiled)})
+
+
+def _paid(body: Fn, span: Any) -> Fn:
+    """A define that calls other defines: each call costs one unit, so a chain of defines
+    that each use the one before twice cannot run 2**n times for free."""
+    def call(s: Any, e: dict) -> Any:
+        s.ops -= 1
+        if s.ops < 0:
+            overrun(s, span)
+        return body(s, e)
+
+    return call
 
 
 _COMPILERS: dict[str, Callable[[Any, Any], Fn]] = {

@@ -26,6 +26,7 @@ from rulespec import types as T
 from rulespec.check import CHANCE as CHANCE_BIT
 from rulespec.check import CHOICE as CHOICE_BIT
 
+from .budget import SMALL, overrun, spend, start_step
 from .effects import (
     PYTHON_ERRORS,
     TOP,
@@ -36,34 +37,40 @@ from .effects import (
     deal_targets,
     rule_failure,
 )
-from .errors import RuleError
+from .errors import BudgetError, RuleError
 from .expressions import compile_expr, compile_list, type_of
 from .state import CHANCE, State, move_card
 
-__all__ = ["run", "resolve", "compile_flow", "fill_block", "waits", "BlockCode", "MAX_STEPS"]
+__all__ = ["run", "resolve", "compile_flow", "fill_block", "waits", "BlockCode", "MAX_FRAMES"]
 
-MAX_STEPS = 1_000_000  # frames stepped for one action before we call it a loop
+MAX_FRAMES = 10_000  # frames on the stack at once
 
 
 # ====================================================================== the loop
 
 
 def run(s: State) -> None:
+    """A new step (the start of a match): run the rules until a decision, a chance event or the end."""
+    start_step(s)
+    _run(s)
+
+
+def _run(s: State) -> None:
     """Step the rules until a decision, a chance event or the end.
 
     The round's `end_when` is checked after every step here too (blocks also check it
     after each of their statements), so that it holds "after every statement", whatever
-    ran: a decision's effects, a draw, a loop.
+    ran: a decision's effects, a draw, a loop. Each frame stepped costs one unit of the
+    step's budget, and the stack of frames is bounded.
     """
     stack = s.stack
     game = s.game
     codes = game.codes
     check = game.link.end_check
-    budget = MAX_STEPS
     while s.pending is None and stack:
         frame = stack[-1]
+        code = codes[frame[0]]
         try:
-            code = codes[frame[0]]
             code.step(s, frame)
             # blocks check after each of their statements; other steps (a turn starting,
             # a draw) are checked here
@@ -72,13 +79,24 @@ def run(s: State) -> None:
                 unwind(s, "round")
         except EndSignal as signal:
             unwind(s, signal.level)
-        budget -= 1
-        if not budget:
-            raise RuleError(f"the rules ran {MAX_STEPS} steps without a decision: a loop never ends")
+        except PYTHON_ERRORS as exc:
+            raise rule_failure(exc, code.span) from None
+        s.ops -= 1
+        if s.ops < 0 or len(stack) > MAX_FRAMES:
+            _runaway(s, code)
+
+
+def _runaway(s: State, code: Any) -> None:
+    span = code.span
+    if len(s.stack) > MAX_FRAMES:
+        raise BudgetError(f"the rules nest more than {MAX_FRAMES:,} blocks deep (a procedure calling itself "
+                          "without end?)", span)
+    overrun(s, span)
 
 
 def resolve(s: State, pending: list, index: int) -> None:
-    """Carry out option ``index`` of a pending decision or chance event, then run on."""
+    """Carry out option ``index`` of a pending decision or chance event, then run on (one step)."""
+    start_step(s)
     code = s.game.codes[pending[3]]
     try:
         if pending[0] == CHANCE:
@@ -90,7 +108,9 @@ def resolve(s: State, pending: list, index: int) -> None:
             unwind(s, "round")
     except EndSignal as signal:
         unwind(s, signal.level)
-    run(s)
+    except PYTHON_ERRORS as exc:
+        raise rule_failure(exc, code.span) from None
+    _run(s)
 
 
 def unwind(s: State, level: str) -> None:
@@ -124,6 +144,7 @@ def unwind(s: State, level: str) -> None:
 class Code:
     level = ""
     index = -1
+    span: Any = None  # where the code is written: run-time errors of its steps point there
 
     def step(self, s: State, frame: list) -> None:
         raise NotImplementedError
@@ -263,11 +284,19 @@ class ChooseCode(Code):
         ids: set[int] = set()
         for alt in self.alts:
             alt.collect(s, env, ids)
+        if len(ids) > SMALL:
+            self._check_options(s, len(ids))
         if not ids:
             if self.orelse is not None:
                 s.stack.append([self.orelse, 0, dict(env)])
             return
         s.pending = [player, sorted(ids), None, self.index, env]
+
+    def _check_options(self, s: State, n: int) -> None:
+        limit = s.game.link.limits.max_options
+        if n > limit:
+            raise BudgetError(f"this choice has {n:,} options, more than the limit of {limit:,}", self.span)
+        spend(s, n, self.span)
 
     def resolve_choice(self, s: State, pending: list, index: int) -> None:
         alt, env = self.option_env(s, pending, index)
@@ -342,6 +371,8 @@ def make_collector(alt: Alt) -> Collector:
         (var0, items0, filt0), (var1, items1, filt1) = loops
         (table0, stride0), (table1, stride1) = encodings
 
+        span = alt.span
+
         def pairs(s: State, env: dict, ids: set) -> None:
             if pre is not None and not pre(s, env):
                 return
@@ -352,15 +383,19 @@ def make_collector(alt: Alt) -> Collector:
                 if filt0 is not None and not filt0(s, e2):
                     continue
                 base = offset + (x if table0 is None else table0[x]) * stride0
+                ys = items1(s, e2)
+                s.ops -= len(ys)
+                if s.ops < 0:
+                    overrun(s, span)
                 if filt1 is None:
                     if table1 is None:
-                        for y in items1(s, e2):
+                        for y in ys:
                             add(base + y * stride1)
                     else:
-                        for y in items1(s, e2):
+                        for y in ys:
                             add(base + table1[y] * stride1)
                     continue
-                for y in list(items1(s, e2)):
+                for y in list(ys):
                     e2[var1] = y
                     if filt1(s, e2):
                         add(base + (y if table1 is None else table1[y]) * stride1)
@@ -420,7 +455,11 @@ def _collect_nested(alt: Alt, s: State, env: dict, depth: int, values: list, ids
         ids.add(aid)
         return
     var, items, filt = alt.loops[depth]
-    for x in list(items(s, env)):
+    xs = list(items(s, env))
+    s.ops -= len(xs)
+    if s.ops < 0:
+        overrun(s, alt.span)
+    for x in xs:
         env[var] = x
         if filt is not None and not filt(s, env):
             continue
@@ -712,15 +751,21 @@ def compile_flow(L: Any) -> int:
         turn = compile_block_code(phase.turn, L)
         first = compile_expr(phase.first, L) if phase.first is not None else None
         ends = [compile_expr(c, L) for c in phase.end_when]
-        phase_codes.append(L.add_code(PhaseCode(first, phase.order, ends, L.codes[turn], L.start_turn)))
+        code = PhaseCode(first, phase.order, ends, L.codes[turn], L.start_turn)
+        code.span = phase.turn.span
+        phase_codes.append(L.add_code(code))
     names = {p.name: i for i, p in enumerate(round_def.phases)}
     next_of = [names[p.next] if p.next else i + 1 for i, p in enumerate(round_def.phases)]
     setup = compile_block_code(round_def.setup, L) if round_def.setup.stmts else None
     scoring = compile_block_code(round_def.scoring, L, checked=False) if round_def.scoring.stmts else None
-    round_code = L.add_code(RoundCode(setup, phase_codes, next_of, scoring, L.end_round))
+    round_code = RoundCode(setup, phase_codes, next_of, scoring, L.end_round)
+    round_code.span = round_def.span
+    L.add_code(round_code)
     match_setup = compile_block_code(m.match.setup, L, checked=False) if m.match.setup.stmts else None
     match_ends = [compile_expr(c, L) for c in m.match.end_when]
-    return L.add_code(MatchCode(match_setup, match_ends, round_code, L.finish))
+    match_code = MatchCode(match_setup, match_ends, round_code.index, L.finish)
+    match_code.span = m.match.span
+    return L.add_code(match_code)
 
 
 def waits(node: Any, L: Any) -> bool:

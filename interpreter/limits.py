@@ -22,11 +22,12 @@ __all__ = ["RunLimits", "DEFAULT_LIMITS"]
 
 @dataclass(frozen=True)
 class RunLimits:
-    step_ops: int = 5_000_000  # units of work in one step
+    step_ops: int = 1_000_000  # units of work in one step
     max_list: int = 1_000_000  # elements of one list value (ranges included)
     max_text: int = 1_000_000  # characters of one string value
     max_int_bits: int = 4_096  # bits of one integer value
     max_options: int = 100_000  # options of one choice (or outcomes of one chance event)
+    max_action_ids: int = 10_000_000  # distinct action ids of a game (the size of an action mask)
     max_events: int = 1_000_000  # events in one match's log
     max_actions: int = 10_000_000  # the largest `game.limits.actions` a spec may declare
 

@@ -19,6 +19,7 @@ from rulespec.model import ProcDef, ZoneDef
 from . import rng as RNG
 from .actions import ActionTable
 from .board import Board, parse_cell
+from .budget import overrun
 from .cards import build_card_table
 from .effects import compile_block_closure
 from .errors import RuleError
@@ -59,6 +60,7 @@ class Link:
         self._proc_codes: dict[str, int] = {}
         self._recursive = _recursive_procedures(self.model)
         self.codes: list[Any] = []
+        self._compile_defines()
         self.end_check = self._end_check()
         self.actions = ActionTable.build(self)
         self.max_chance_outcomes = max(2, self.cards.kinds, num_players, self.board.size if self.board else 0,
@@ -147,11 +149,39 @@ class Link:
             self._define_bodies[name] = body
         return body
 
+    def define_fans_out(self, name: str) -> bool:
+        """Does this define call other defines (so that calls to it must be paid for)?"""
+        return bool(self._define_uses[name])
+
+    def _compile_defines(self) -> None:
+        """Every define's body, the ones it uses first: compiling a long chain of defines
+        never recurses deeper than one define."""
+        refs = self.info.refs
+        self._define_uses = {
+            d.name: {node.id if isinstance(node, A.Name) else node.func for node in A.walk(d.body)
+                     if isinstance(node, (A.Name, A.Call)) and refs.get(id(node), ("?",))[0] == "define"}
+            for d in self.model.defines}
+        done: set[str] = set()
+        for root in self._define_uses:
+            todo = [root]
+            queued = {root}
+            while todo:
+                name = todo[-1]
+                waiting = [d for d in self._define_uses[name] if d not in done and d not in queued]
+                if waiting:
+                    todo.extend(waiting)
+                    queued.update(waiting)
+                    continue
+                todo.pop()
+                if name not in done:
+                    done.add(name)
+                    self.define_body(name)
+
     def proc_closure(self, name: str) -> Callable[[Any, dict], Any]:
         fn = self._proc_closures.get(name)
         if fn is None:
             self._proc_closures[name] = _recursion_guard(name, self)  # placeholder for recursion
-            fn = compile_block_closure(self.procs[name].body, self)
+            fn = _paid_call(compile_block_closure(self.procs[name].body, self), self.procs[name].span)
             if name in self._recursive:
                 fn = _depth_limited(fn, self.procs[name])
             self._proc_closures[name] = fn
@@ -328,6 +358,7 @@ class Link:
     # ------------------------------------------------------------------ state
     def new_state(self, seed: int) -> State:
         s = State.__new__(State)
+        s.ops = self.limits.step_ops
         n = self.num_players
         count = self.cards.count
         s.zones = [[] for _ in self.zone_face]
@@ -410,6 +441,18 @@ def _recursion_guard(name: str, L: Link) -> Callable[[State, dict], None]:
         L.proc_closure(name)(s, env)
 
     return later
+
+
+def _paid_call(fn: Callable[[State, dict], None], span: Any) -> Callable[[State, dict], None]:
+    """Each call of a procedure costs one unit (a procedure calling another twice, 40 deep,
+    must not run 2**40 times for free)."""
+    def call(s: State, env: dict) -> None:
+        s.ops -= 1
+        if s.ops < 0:
+            overrun(s, span)
+        fn(s, env)
+
+    return call
 
 
 def _depth_limited(fn: Callable[[State, dict], None], proc: ProcDef) -> Callable[[State, dict], None]:

@@ -68,6 +68,7 @@ class State:
 
     def __init__(self, game: Game):
         self.game = game
+        self.ops = game.link.limits.step_ops
 
     # ------------------------------------------------------------------ API
     def current_player(self) -> int:
@@ -196,6 +197,7 @@ class State:
         other.over = self.over
         other.winners_ = list(self.winners_)
         other.returns_ = list(self.returns_)
+        other.ops = self.ops
         return other
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,0 +1,102 @@
+"""The per-step resource budget, as the compiled rules spend it (see ``limits``).
+
+Closures spend work with two inline statements where a loop starts or a large value
+is handled::
+
+    s.ops -= n
+    if s.ops < 0:
+        overrun(s, span)
+
+so the common path costs a subtraction and a comparison. Loops always spend (once
+per loop, the number of items); primitives that are linear in a value's size spend
+only when the value is large (``SMALL``), so small work stays free while the work
+between two checks stays bounded. Values that can grow (text, lists, integers,
+floats) are checked where they are made.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import BudgetError, RuleError
+from .limits import RunLimits
+
+__all__ = ["SMALL", "overrun", "spend", "start_step", "check_grown", "check_size", "nested_size", "too_large"]
+
+SMALL = 64  # linear work below this many items is not counted
+_BIG_INT = 1 << 62
+
+
+def start_step(s: Any) -> None:
+    """A new step: the state's budget is full again."""
+    s.ops = s.game.link.limits.step_ops
+
+
+def overrun(s: Any, span: Any) -> None:
+    limit = s.game.link.limits.step_ops
+    raise BudgetError(f"this rule ran away: the rules did more than {limit:,} units of work without a decision "
+                      "(a loop, an aggregate, a procedure or a growing value); RunLimits.step_ops sets the bound",
+                      span)
+
+
+def spend(s: Any, n: int, span: Any) -> None:
+    s.ops -= n
+    if s.ops < 0:
+        overrun(s, span)
+
+
+def too_large(what: str, size: int, limit: int, span: Any) -> BudgetError:
+    return BudgetError(f"{what} would have {size:,} items, more than the limit of {limit:,}", span)
+
+
+def check_size(s: Any, n: int, limit: int, what: str, span: Any) -> None:
+    """Before making a value of ``n`` items: bounded, and paid for when large."""
+    if n > limit:
+        raise too_large(what, n, limit, span)
+    if n > SMALL:
+        spend(s, n, span)
+
+
+def check_grown(s: Any, value: Any, limits: RunLimits, span: Any) -> Any:
+    """A value that an operator just made: within the size limits, else an error."""
+    t = type(value)
+    if t is int:
+        if -_BIG_INT < value < _BIG_INT or value.bit_length() <= limits.max_int_bits:
+            return value
+        raise BudgetError(f"a whole number grew past {limits.max_int_bits:,} bits", span)
+    if t is float:
+        if value - value == 0.0:
+            return value
+        raise RuleError("a number became infinite or undefined (overflow, or inf - inf)", span)
+    if t is str:
+        if len(value) > SMALL:
+            if len(value) > limits.max_text:
+                raise BudgetError(f"a text grew past {limits.max_text:,} characters", span)
+            spend(s, len(value) // SMALL, span)
+        return value
+    if t is list:
+        if len(value) > SMALL:
+            if len(value) > limits.max_list:
+                raise BudgetError(f"a list grew past {limits.max_list:,} items", span)
+            spend(s, len(value), span)
+        return value
+    return value
+
+
+def nested_size(value: Any, limit: int) -> int:
+    """Items in a value counted through nested lists and dicts, as its JSON would hold them
+    (shared sublists count each time); stops counting past ``limit``."""
+    total = 0
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        total += 1
+        if total > limit:
+            return total
+        if type(v) is list:
+            todo.extend(v)
+        elif type(v) is dict:
+            todo.extend(v.values())
+        elif type(v) is str:
+            total += len(v) // SMALL
+    return total
