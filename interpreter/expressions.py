@@ -354,13 +354,30 @@ def c_Agg(node: A.Agg, L: Any) -> Fn:
 
         return arg
     if func == "distinct":
-        return lambda s, e: distinct_values(s, [v for _, v in pairs(s, e)], node.span)
+        span = node.span
+
+        def distinct(s: Any, e: dict) -> list:
+            found = pairs(s, e)
+            if len(found) > SMALL:
+                return distinct_values(s, [v for _, v in found], span)
+            out: list = []
+            for _, v in found:
+                if v not in out:
+                    out.append(v)
+            return out
+
+        return distinct
     raise RuleError(f"unknown aggregate '{func}'", node.span)
 
 
 def distinct_values(s: Any, values: list, span: Any) -> list:
     """The values in first-seen order, each once (linear for hashable values)."""
     out: list = []
+    if len(values) <= SMALL:
+        for v in values:
+            if v not in out:
+                out.append(v)
+        return out
     try:
         seen: set = set()
         for v in values:

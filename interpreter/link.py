@@ -394,31 +394,67 @@ class Link:
 
 
 def _recursive_procedures(model: Any) -> set[str]:
-    """Procedures that may call themselves (dynamic calls count as calling any procedure)."""
-    calls: dict[str, set[str]] = {}
-    names = {p.name for p in model.procedures}
+    """Procedures that may call themselves (dynamic calls count as calling any procedure):
+    those on a cycle of the call graph, found in linear time (Tarjan's components)."""
+    anyone = ""  # a node standing for "any procedure" (no procedure has an empty name)
+    names = [p.name for p in model.procedures]
+    known = set(names)
+    calls: dict[str, list[str]] = {anyone: names}
     for proc in model.procedures:
         out: set[str] = set()
         for node in A.walk(proc.body):
             if isinstance(node, A.CallProc):
-                out |= {node.target.id} if isinstance(node.target, A.Name) else names
+                out.add(node.target.id if isinstance(node.target, A.Name) and node.target.id in known else anyone)
             if isinstance(node, A.Choose):
-                out |= names  # actions chosen inside may call anything
-        calls[proc.name] = out
-    recursive = set()
-    for start in names:
-        seen: set[str] = set()
-        todo = list(calls.get(start, ()))
-        while todo:
-            name = todo.pop()
-            if name == start:
-                recursive.add(start)
-                break
-            if name in seen:
-                continue
-            seen.add(name)
-            todo.extend(calls.get(name, ()))
+                out.add(anyone)  # actions chosen inside may call anything
+        calls[proc.name] = sorted(out)
+    recursive: set[str] = set()
+    for component in _cycles(names, calls):
+        recursive.update(component)
+    recursive.discard(anyone)
     return recursive
+
+
+def _cycles(names: list[str], edges: dict[str, list[str]]) -> list[list[str]]:
+    """The strongly connected components that hold a cycle (iterative Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: list[list[str]] = []
+    for root in names:
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            node, i = work.pop()
+            if i == 0:
+                index[node] = low[node] = len(index)
+                stack.append(node)
+                on_stack.add(node)
+            targets = edges.get(node, [])
+            if i < len(targets):
+                work.append((node, i + 1))
+                nxt = targets[i]
+                if nxt not in index:
+                    work.append((nxt, 0))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    top = stack.pop()
+                    on_stack.discard(top)
+                    component.append(top)
+                    if top == node:
+                        break
+                if len(component) > 1 or node in edges.get(node, []):
+                    found.append(component)
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    return found
 
 
 def _default_of(type_name: str) -> Callable[[State, dict], Any]:
