@@ -9,6 +9,7 @@ integers at run time).
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +19,7 @@ from . import types as T
 from .errors import Diagnostics, SourceSpan, did_you_mean
 from .model import ActionRef, SpecModel
 from .source import Limits
-from .static import StaticEvalError, evaluate_static
+from .static import MAX_INT, StaticEvalError, evaluate_static
 
 __all__ = ["CheckInfo", "check_model", "Scope", "CHOICE", "CHANCE", "option_value_error"]
 
@@ -41,6 +42,12 @@ class CheckInfo:
 CHOICE = 1
 CHANCE = 2
 MAX_DEFINE_DEPTH = 40
+# The checker walks the AST recursively; these bounds keep that walk far from Python's
+# recursion limit and linear in the spec's size, whatever the spec:
+MAX_NESTING = 200  # statements and expressions nested, define bodies included (a LimitError beyond)
+MAX_ACTIONS = 10_000_000  # the largest game.limits.actions (the schema's maximum for a number)
+PROC_DEFER_DEPTH = 40  # a procedure first called deeper than this is checked later, from the top
+MAX_DEFINE_EXPANSIONS = 20_000  # define bodies checked, over all (name, argument types) pairs
 
 
 class Scope:
@@ -95,18 +102,31 @@ class Checker:
         self.piece_kinds = {p.name for p in model.pieces}
         self._define_stack: list[str] = []
         self._define_checked: set[tuple[str, tuple[str, ...]]] = set()
+        self._defines_done: set[str] = set()  # names of the defines whose body was checked
+        # (name, argument types) -> (type, height: defines nested in its expansion, itself included)
+        self._define_memo: dict[tuple[str, tuple[str, ...]], tuple[str, int]] = {}
+        self._define_heights: list[int] = []  # the deepest nested expansion below each open define
+        self._expansions = 0
         self._proc_checked: set[str] = set()
+        self._pending_procs: list[tuple[Any, tuple[str, ...]]] = []
+        self._depth = 0  # statements and expressions being checked, one inside the other
         self.parse_failed = False
 
     # ------------------------------------------------------------------ helpers
     def error(self, span: SourceSpan | None, message: str, hint: str | None = None) -> None:
         self.d.error(span, message, hint)
 
-    def known_names(self, scope: Scope) -> list[str]:
-        return (
-            scope.all_names() + list(T.BUILTIN_NAMES) + list(self.variables) + list(self.zones)
-            + list(self.defines) + list(self.rankings) + ["option"]
-        )
+    def known_names(self, scope: Scope) -> Iterable[str]:
+        return itertools.chain(scope.all_names(), T.BUILTIN_NAMES, self.variables, self.zones, self.defines,
+                               self.rankings, ["option"])
+
+    def too_deep(self, node: Any) -> bool:
+        """Whether ``node`` lies deeper than MAX_NESTING (then it is reported, and not checked)."""
+        if self._depth < MAX_NESTING:
+            return False
+        self.d.limit(getattr(node, "span", None), f"rules nested too deeply (more than {MAX_NESTING} levels, "
+                     "counting the bodies of the defines they use)", "use fewer levels of defines inside each other")
+        return True
 
     def expect(self, node: Any, got: str, want: str | tuple[str, ...], what: str) -> None:
         wants = want if isinstance(want, tuple) else (want,)
@@ -118,8 +138,15 @@ class Checker:
     def expr(self, node: Any, scope: Scope) -> str:
         if node is None:
             return T.ANY
+        if self.too_deep(node):
+            self.info.types[id(node)] = T.ANY
+            return T.ANY
         method: Callable[[Any, Scope], str] = getattr(self, "expr_" + type(node).__name__)
-        result = method(node, scope)
+        self._depth += 1
+        try:
+            result = method(node, scope)
+        finally:
+            self._depth -= 1
         self.info.types[id(node)] = result
         return result
 
@@ -455,17 +482,44 @@ class Checker:
         if name in self._define_stack:
             self.error(node.span, f"define '{name}' refers to itself", "defines are expanded, so they cannot recurse")
             return T.ANY
+        key = (name, arg_types)
+        memo = self._define_memo.get(key)
+        if memo is not None:  # checked before with these argument types: its type and depth are known
+            result, height = memo
+            if len(self._define_stack) + height > MAX_DEFINE_DEPTH:
+                self._too_many_defines(node)
+                return T.ANY
+            self._note_height(height)
+            return result
         if len(self._define_stack) >= MAX_DEFINE_DEPTH:
-            self.error(node.span, f"defines used inside each other more than {MAX_DEFINE_DEPTH} deep",
-                       "write the expression with fewer levels of defines")
+            self._too_many_defines(node)
+            return T.ANY
+        self._expansions += 1
+        if self._expansions > MAX_DEFINE_EXPANSIONS:
+            self.d.limit(node.span, f"defines expand too many times (more than {MAX_DEFINE_EXPANSIONS})",
+                         "use each define with fewer different kinds of arguments")
             return T.ANY
         self._define_stack.append(name)
+        self._define_heights.append(0)
         try:
             result = self.expr(define.body, Scope(dict(zip(define.params, arg_types))))
         finally:
             self._define_stack.pop()
-        self._define_checked.add((name, arg_types))
+            height = self._define_heights.pop() + 1
+        self._define_memo[key] = (result, height)
+        self._note_height(height)
+        self._define_checked.add(key)
+        self._defines_done.add(name)
         return result
+
+    def _note_height(self, height: int) -> None:
+        if self._define_heights and self._define_heights[-1] < height:
+            self._define_heights[-1] = height
+
+    def _too_many_defines(self, node: Any) -> None:
+        self.error(node.span, f"defines used inside each other more than {MAX_DEFINE_DEPTH} deep",
+                   "write the expression with fewer levels of defines")
+        self._note_height(MAX_DEFINE_DEPTH)
 
     # ------------------------------------------------------------------ statements
     def block(self, block: A.Block, scope: Scope, ctx: _Context) -> int:
@@ -478,8 +532,15 @@ class Checker:
         return suspends
 
     def stmt(self, node: Any, scope: Scope, ctx: _Context) -> int:
+        if self.too_deep(node):
+            self.info.suspends[id(node)] = CHOICE | CHANCE
+            return CHOICE | CHANCE
         method: Callable[[Any, Scope, _Context], int] = getattr(self, "stmt_" + type(node).__name__)
-        suspends = int(method(node, scope, ctx) or 0)
+        self._depth += 1
+        try:
+            suspends = int(method(node, scope, ctx) or 0)
+        finally:
+            self._depth -= 1
         self.info.suspends[id(node)] = suspends
         return suspends
 
@@ -704,13 +765,24 @@ class Checker:
             self.info.proc_params[proc.name] = arg_types
             self._proc_checked.add(proc.name)
             self.info.suspends[id(proc.body)] = CHOICE | CHANCE  # assumed while checking recursion
-            self.block(proc.body, Scope(dict(zip(proc.params, arg_types))), _Context("procedure"))
+            if self._depth > PROC_DEFER_DEPTH:
+                # a long chain of procedures calling each other: check this one later, from the top
+                # (its callers keep the cautious assumption that it may wait, as for recursion)
+                self._pending_procs.append((proc, arg_types))
+            else:
+                self.block(proc.body, Scope(dict(zip(proc.params, arg_types))), _Context("procedure"))
         else:
             for i, (a, b) in enumerate(zip(known, arg_types)):
                 if not T.compatible(a, b):
                     self.error(proc.span, f"procedure '{proc.name}' is called with {T.describe(a)} and with "
                                f"{T.describe(b)} as argument {i + 1}")
         return self.info.suspends.get(id(proc.body), CHOICE | CHANCE)
+
+    def check_pending_procs(self) -> None:
+        """Check the procedures put off by check_proc (each may put off more), from the top."""
+        while self._pending_procs:
+            proc, arg_types = self._pending_procs.pop()
+            self.block(proc.body, Scope(dict(zip(proc.params, arg_types))), _Context("procedure"))
 
     def stmt_Pass(self, node: A.Pass, scope: Scope, ctx: _Context) -> int:
         return 0
@@ -837,6 +909,17 @@ def check_limits(c: Checker) -> None:
     for node in A.walk(c.m.max_actions):
         if isinstance(node, A.Name) and node.id not in ("num_players", "option"):
             c.error(node.span, f"game.limits.actions can only use numbers, num_players and options, not '{node.id}'")
+            return
+    players = max(c.m.players) if c.m.players else 1
+    try:
+        value = evaluate_static(c.m.max_actions, default_options(c.m, players), players)
+    except StaticEvalError as exc:
+        if exc.definite:
+            c.error(exc.span, exc.message)
+        return  # otherwise it depends on options set when a game is loaded: checked then
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > MAX_ACTIONS:
+        c.error(c.m.max_actions.span, f"game.limits.actions is {_shown(value)} with the default options; "
+                f"the limit is {MAX_ACTIONS}")
 
 
 def check_options(c: Checker) -> None:
@@ -861,20 +944,35 @@ def check_options(c: Checker) -> None:
 def option_value_problem(opt: Any, value: Any) -> tuple[str, str | None] | None:
     """Why ``value`` is not valid for option ``opt``, and a hint (None when it is valid)."""
     if opt.type == "bool":
-        return None if isinstance(value, bool) else (f"expected true or false, got {value!r}", None)
+        return None if isinstance(value, bool) else (f"expected true or false, got {_shown(value)}", None)
     if opt.type == "enum":
         if value in opt.values:
             return None
-        return f"expected one of {', '.join(opt.values)}, got {value!r}", did_you_mean(str(value), opt.values)
+        return f"expected one of {', '.join(opt.values)}, got {_shown(value)}", did_you_mean(str(value), opt.values)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return f"expected a number, got {value!r}", None
+        return f"expected a number, got {_shown(value)}", None
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"expected a finite number, got {value!r}", None
     if opt.type == "int" and not isinstance(value, int):
         return f"expected a whole number, got {value!r}", None
+    if isinstance(value, int) and not -MAX_INT - 1 <= value <= MAX_INT:
+        return f"{_shown(value)} is too large", None
     if opt.min is not None and value < opt.min:
         return f"{value} is below the minimum {opt.min:g}", None
     if opt.max is not None and value > opt.max:
         return f"{value} is above the maximum {opt.max:g}", None
     return None
+
+
+def _shown(value: Any) -> str:
+    """``repr(value)`` for a message: short, whatever the value (a huge number is not spelled out)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"a number of about {int(value.bit_length() * 0.30103)} digits"
+    try:
+        text = repr(value)
+    except ValueError:
+        return "a value"
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def option_value_error(opt: Any, value: Any) -> str | None:
@@ -1005,8 +1103,10 @@ def _check_card_count(c: Checker) -> None:
                 c.d.limit(entry.span, f"more than {limit} cards")
                 return
         decks = evaluate_static(cards.decks, options, players)
-    except StaticEvalError:
-        return  # depends on something only known when a game is loaded
+    except StaticEvalError as exc:
+        if exc.definite:
+            c.error(exc.span, exc.message)
+        return  # otherwise it depends on something only known when a game is loaded
     if not isinstance(decks, int) or isinstance(decks, bool) or decks < 0:
         c.error(cards.decks.span, f"cards.decks must be a whole number, not {decks!r}")
     elif total * decks > limit:
@@ -1095,7 +1195,7 @@ def check_defines(c: Checker) -> None:
     for define in c.m.defines:
         if define.name in T.FUNCTIONS or define.name in T.BUILTIN_NAMES:
             c.error(define.span, f"define '{define.name}' hides a built-in of the same name")
-        if define.body is not None and not any(key[0] == define.name for key in c._define_checked):
+        if define.body is not None and define.name not in c._defines_done:
             c._define_stack.append(define.name)
             c.expr(define.body, Scope({p: T.ANY for p in define.params}))
             c._define_stack.pop()
@@ -1168,6 +1268,7 @@ def check_flow(c: Checker) -> None:
     for action in m.actions:
         if action.action not in c.info.action_params:
             c.alternative(action, Scope())
+    c.check_pending_procs()
     if not c.parse_failed:
         _check_ends(c)
 
@@ -1255,5 +1356,6 @@ def check_model(model: SpecModel, diags: Diagnostics, parse_failed: bool = False
     check_rankings(c)
     check_flow(c)
     check_defines(c)
+    c.check_pending_procs()
     check_variants(c)
     return c.info

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from .check import CheckInfo, check_model
-from .errors import Diagnostics, LanguageError, SemanticError, SpecError
+from .errors import Diagnostics, LanguageError, LimitError, SemanticError, SourceSpan, SpecError, hint_budget
 from .model import SpecModel, build_model
 from .schema import validate_structure
 from .variants import load_with_variants
@@ -32,19 +32,34 @@ class GameDef:
         return self.model.name
 
 
-def compile_file(path: str) -> GameDef:
-    """Load, validate and check the spec at ``path``; raise SpecError with every problem."""
-    return _compile(path, None)
+def compile_file(path: str, root: str | None = None) -> GameDef:
+    """Load, validate and check the spec at ``path``; raise SpecError with every problem.
+
+    Files are read only inside ``root`` (default: the folder of ``path``): the spec itself
+    and every file its `extends:` chain names, symlinks resolved.
+    """
+    return _compile(path, None, root)
 
 
-def compile_text(text: str, path: str = "<string>") -> GameDef:
+def compile_text(text: str, path: str = "<string>", root: str | None = None) -> GameDef:
     """Like compile_file, for text in memory (``path`` names it in messages and resolves `extends`)."""
-    return _compile(path, text)
+    return _compile(path, text, root)
 
 
-def _compile(path: str, text: str | None) -> GameDef:
+def _compile(path: str, text: str | None, root: str | None) -> GameDef:
     diags = Diagnostics()
-    data = load_with_variants(path, diags, text)
+    try:
+        with hint_budget():
+            return _stages(path, text, root, diags)
+    except RecursionError:  # a last resort: every nesting has its own, smaller limit
+        diags.items.clear()
+        diags.limit(SourceSpan(path, 1, 1), "the spec nests too deeply to be checked")
+        diags.raise_if_any(LimitError)
+        raise
+
+
+def _stages(path: str, text: str | None, root: str | None, diags: Diagnostics) -> GameDef:
+    data = load_with_variants(path, diags, text, root=root)
     validate_structure(data, diags, path)
     model = build_model(data, path, diags)
     parse_failed = bool(diags)

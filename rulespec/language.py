@@ -8,11 +8,11 @@ from importlib import resources
 from typing import Any
 
 from lark import Lark, Token, Transformer, Tree, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import ast as A
 from .errors import Diagnostics, SourceSpan
-from .source import PosStr
+from .source import Limits, PosStr
 
 __all__ = ["parse_expr", "parse_stmt", "parse_bindings", "parse_template", "MAX_TEXT", "MAX_DEPTH"]
 
@@ -44,8 +44,24 @@ class _Failed(Exception):
     pass
 
 
+class _BadLiteral(Exception):
+    def __init__(self, span: SourceSpan, message: str):
+        super().__init__(message)
+        self.span = span
+        self.message = message
+
+
+MAX_INT = 2**63 - 1  # the largest whole number a rule text may write
+
+
 def _parse(text: Any, start: str, diags: Diagnostics, fallback: SourceSpan | None) -> Any:
     source = _as_posstr(text, fallback)
+    count = diags.work["rules"] = diags.work.get("rules", 0) + 1
+    if count > Limits.max_rules:
+        if count == Limits.max_rules + 1:
+            diags.limit(source.span, f"too many rule texts (more than {Limits.max_rules} in one spec)",
+                        "use `define:` and `procedures:` to say the same thing once")
+        raise _Failed
     if len(source) > MAX_TEXT:
         diags.error(source.span, f"rule text too long ({len(source)} characters; the limit is {MAX_TEXT})",
                     "split it with `define:` or `procedures:`")
@@ -64,7 +80,13 @@ def _parse(text: Any, start: str, diags: Diagnostics, fallback: SourceSpan | Non
         diags.error(source.span, f"rule text nested too deeply ({depth} levels; the limit is {MAX_DEPTH})",
                     "split it with `define:`")
         raise _Failed
-    return _ToAst(source).transform(tree)
+    try:
+        return _ToAst(source).transform(tree)
+    except VisitError as exc:
+        if isinstance(exc.orig_exc, _BadLiteral):
+            diags.error(exc.orig_exc.span, exc.orig_exc.message)
+            raise _Failed from None
+        raise
 
 
 _WHAT = {"expr": "expression", "stmt": "statement", "bindings": "bindings"}
@@ -291,7 +313,13 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def number(self, meta: Any, children: list[Any]) -> A.Const:
         text = str(children[0])
-        return A.Const(self.span(meta), float(text) if "." in text else int(text))
+        span = self.span(meta)
+        if len(text) > 40:
+            raise _BadLiteral(span, f"number too long ({len(text)} characters; the limit is 40)")
+        value = float(text) if "." in text else int(text)
+        if isinstance(value, int) and value > MAX_INT:
+            raise _BadLiteral(span, f"number too large (the largest whole number is {MAX_INT})")
+        return A.Const(span, value)
 
     @v_args(meta=True)
     def string(self, meta: Any, children: list[Any]) -> A.Const:

@@ -392,7 +392,11 @@ class _Builder:
     def family_values(self, values: Any, span: SourceSpan, entry_span: SourceSpan) -> tuple[Any, ...]:
         if not isinstance(values, str):
             return tuple(_plain(v) for v in values)
-        low, high = (int(x) for x in values.split(".."))
+        parts = [x.strip() for x in values.split("..")]
+        if any(len(x.lstrip("-")) > 18 for x in parts):
+            self.diags.error(span, "the numbers of a range may have at most 18 digits")
+            return ()
+        low, high = (int(x) for x in parts)
         if high < low:
             self.diags.error(span, f"the range '{values}' is empty", f"write the low number first: {high}..{low}")
             return ()
@@ -426,6 +430,9 @@ class _Builder:
             per = self.expr(body, "per_player") if "per_player" in body else None
             start = []
             for count, seats in (body.get("start") or {}).items():
+                if len(str(count)) > 6:  # the schema allows digits only; no game has a million seats
+                    self.diags.error(key_span(body["start"], count), "starting cells for too many players")
+                    continue
                 start.append((int(count), tuple(tuple(str(c) for c in seat) for seat in seats),
                               value_span(body["start"], count) or _NOWHERE))
             out.append(PieceDef(str(name), per or self.const(1, key_span(section, name)), tuple(start),

@@ -9,12 +9,17 @@ that we can (1) reject duplicate keys, (2) bound aliases, depth and total size, 
 
 from __future__ import annotations
 
+import bisect
+import math
+import os
+import re
+import stat
 from typing import Any
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from .errors import Diagnostics, LimitError, SourceSpan, YamlSyntaxError
+from .errors import _LINE_BREAK, Diagnostics, LimitError, SourceSpan, YamlSyntaxError, printable, split_lines
 
 __all__ = [
     "Limits",
@@ -22,6 +27,7 @@ __all__ = [
     "PosList",
     "PosStr",
     "load_yaml",
+    "read_spec_file",
     "span_of",
     "value_span",
 ]
@@ -33,8 +39,11 @@ class Limits:
     max_bytes = 1_000_000
     max_depth = 64
     max_aliases = 100
-    max_nodes = 200_000
+    max_nodes = 50_000
     max_cards = 10_000
+    max_rules = 10_000  # rule texts (expressions, statements, bindings, parts of labels) in one spec
+    max_number_text = 100  # characters of one YAML number
+    max_int = 2**63 - 1  # whole numbers lie in [-max_int - 1, max_int]
 
 
 class PosStr(str):
@@ -63,7 +72,10 @@ class PosStr(str):
             return self.span
         offset = max(0, min(offset, len(offsets) - 1))
         raw_index = offsets[offset]
-        return _advance(self.span, self._raw, raw_index)
+        breaks = self.__dict__.get("_breaks")
+        if breaks is None:
+            breaks = self._breaks = [m.end() for m in _LINE_BREAK.finditer(self._raw)]
+        return _advance(self.span, self._raw, raw_index, breaks)
 
 
 class PosDict(dict):
@@ -134,16 +146,27 @@ _OPENERS = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.Flow
 _CLOSERS = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
 
 
+class _TagsFound(Exception):
+    def __init__(self, tags: list[tuple[str, Any]]):
+        super().__init__("explicit YAML tags")
+        self.tags = tags
+
+
 def _scan_limits(text: str, loader: Any) -> list[Any]:
     """Check alias count and nesting on the token stream; returns the marks of the aliases.
 
     Done before composing, so that neither an alias bomb nor a deeply nested document ever
-    reaches the composer.
+    reaches the composer. Explicit tags (``!!int "x"``, ``!foo``) are refused here too: a
+    spec's values are plain YAML, typed by how they are written.
     """
     aliases = []
+    tags: list[tuple[str, Any]] = []
     depth = 0
     for token in yaml.scan(text, Loader=loader):
-        if isinstance(token, yaml.AliasToken):
+        if isinstance(token, yaml.TagToken):
+            handle, suffix = token.value
+            tags.append(((handle or "") + (suffix or ""), token.start_mark))
+        elif isinstance(token, yaml.AliasToken):
             aliases.append(token.start_mark)
             if len(aliases) > Limits.max_aliases:
                 raise _LimitHit(f"too many YAML aliases (more than {Limits.max_aliases})", token.start_mark)
@@ -153,6 +176,8 @@ def _scan_limits(text: str, loader: Any) -> list[Any]:
                 raise _LimitHit(f"nesting too deep (more than {Limits.max_depth} levels)", token.start_mark)
         elif isinstance(token, _CLOSERS):
             depth -= 1
+    if tags:
+        raise _TagsFound(tags)
     return aliases
 
 
@@ -181,8 +206,24 @@ def _yaml_hint(problem: str) -> str | None:
 
 
 def _line_col(text: str, index: int) -> tuple[int, int]:
-    before = text[:index]
-    return before.count("\n") + 1, index - (before.rfind("\n") + 1) + 1
+    """1-based line and column of ``text[index]``, lines split as YAML splits them."""
+    line, start = 1, 0
+    for match in _LINE_BREAK.finditer(text, 0, index):
+        line += 1
+        start = match.end()
+    return line, index - start + 1
+
+
+def _clamp(span: SourceSpan, text: str) -> SourceSpan:
+    """``span``, or the end of the last line when it lies past the end of the file."""
+    lines = split_lines(text)
+    if lines and span.line > len(lines):
+        return SourceSpan(span.file, len(lines), len(lines[-1]) + 1)
+    return span
+
+
+def _break_count(text: str) -> int:
+    return sum(1 for _ in _LINE_BREAK.finditer(text))
 
 
 def _reader_problem(exc: Any) -> str:
@@ -214,22 +255,30 @@ def load_yaml(text: str, file: str, diags: Diagnostics | None = None) -> Any:
     except _LimitHit as hit:
         diags.error(_span(file, hit.mark), hit.message, "spec files may not nest or alias this much")
         diags.raise_if_any(LimitError)
+    except _TagsFound as found:
+        for tag, mark in found.tags:
+            shown = printable(tag if len(tag) <= 40 else tag[:40] + "...")
+            diags.error(_span(file, mark), f"YAML tags are not allowed in a spec (found '{shown}')",
+                        "remove the tag: values are typed by how they are written; quote a value to make it text")
+        diags.raise_if_any(YamlSyntaxError)
     except yaml.reader.ReaderError as exc:
         line, col = _line_col(text, exc.position)
         diags.error(SourceSpan(file, line, col), f"YAML syntax: {_reader_problem(exc)}")
         diags.raise_if_any(YamlSyntaxError)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        if mark is not None and exc.context_mark is not None and mark.line >= text.count("\n"):
+        if mark is not None and exc.context_mark is not None and mark.line >= _break_count(text):
             mark = exc.context_mark  # an error at the end of the file: show where the unclosed thing opened
         message = (exc.problem or exc.context or "invalid YAML").strip()
         if exc.context and exc.problem:
             message = f"{exc.problem} ({exc.context})"
-        diags.error(_span(file, mark) if mark else SourceSpan(file, 1, 1), f"YAML syntax: {message}",
+        message = message if len(message) <= 300 else message[:300] + "..."
+        diags.error(_clamp(_span(file, mark), text) if mark else SourceSpan(file, 1, 1), f"YAML syntax: {message}",
                     _yaml_hint(str(exc.problem or "")))
         diags.raise_if_any(YamlSyntaxError)
-    except (yaml.YAMLError, ValueError, UnicodeError, RecursionError) as exc:
-        diags.error(SourceSpan(file, 1, 1), f"YAML syntax: {exc}")
+    except (yaml.YAMLError, ValueError, UnicodeError, RecursionError, MemoryError) as exc:
+        text_of = str(exc)
+        diags.error(SourceSpan(file, 1, 1), f"YAML syntax: {text_of[:300]}")
         diags.raise_if_any(YamlSyntaxError)
     if node is None:
         return PosDict(span=SourceSpan(file, 1, 1))
@@ -272,11 +321,17 @@ class _Builder:
         if self.nodes > Limits.max_nodes:
             if not self.limit_hit:
                 self.limit_hit = True
-                self.diags.error(
-                    _span(self.file, self.aliases[0] if self.aliases else node.start_mark),
-                    f"document too large after expanding aliases (more than {Limits.max_nodes} values)",
-                    "remove the aliases that repeat large parts of the file",
-                )
+                if self.aliases:
+                    self.diags.error(
+                        _span(self.file, self.aliases[0]),
+                        f"document too large after expanding aliases (more than {Limits.max_nodes} values)",
+                        "remove the aliases that repeat large parts of the file",
+                    )
+                else:
+                    self.diags.error(_span(self.file, node.start_mark),
+                                     f"document too large (more than {Limits.max_nodes} values)",
+                                     "a spec this large is not needed for any game: say things once with "
+                                     "`define:`, `procedures:` and card families")
             return None
         if self.limit_hit:
             return None
@@ -299,17 +354,46 @@ class _Builder:
 
     def scalar(self, node: ScalarNode) -> Any:
         span = _span(self.file, node.start_mark)
+        if node.tag in (_INT_TAG, _FLOAT_TAG) and len(node.value) > Limits.max_number_text:
+            # int() of thousands of digits is refused by Python, and base 60 (1:2:3) is quadratic
+            self.diags.error(span, f"number too long ({len(node.value)} characters; the limit is "
+                             f"{Limits.max_number_text})", "quote it to make it text")
+            return None
         try:
             value = self.constructor.construct_object(node, deep=True)
         except yaml.YAMLError as exc:
             self.diags.error(span, f"unsupported YAML value: {getattr(exc, 'problem', exc)}")
             return None
+        except (ValueError, ArithmeticError, TypeError):
+            self.diags.error(span, f"unsupported YAML value: this is not a valid {_TAG_WORDS.get(node.tag, 'value')}",
+                             "quote it to make it text")
+            return None
         if isinstance(value, str):
             raw = self.text[node.start_mark.index : node.end_mark.index]
-            return PosStr(value, span, raw, node.style)
-        if value is None or isinstance(value, (bool, int, float)):
-            if isinstance(value, float) and value != value:
+            text = PosStr(value, span, raw, node.style)
+            bad = _BAD_CHARACTER.search(value)
+            if bad is not None:
+                code = ord(bad.group())
+                if 0xD800 <= code <= 0xDFFF:
+                    self.diags.error(text.at(bad.start()), f"text holds a lone surrogate (\\u{code:04x}), "
+                                     "which is not a character", "write the character itself, not its UTF-16 halves")
+                else:
+                    self.diags.error(text.at(bad.start()), f"text holds a control character (\\x{code:02x})",
+                                     "a spec's text may hold tabs and line breaks, but no other control characters")
+            return text
+        if isinstance(value, bool) or value is None:
+            return value
+        if isinstance(value, int):
+            if not -Limits.max_int - 1 <= value <= Limits.max_int:
+                self.diags.error(span, f"number out of range: whole numbers in a spec lie between "
+                                 f"{-Limits.max_int - 1} and {Limits.max_int}")
+                return None
+            return value
+        if isinstance(value, float):
+            if value != value:
                 self.diags.error(span, "'.nan' is not allowed in a spec")
+            elif not math.isfinite(value):
+                self.diags.error(span, "an infinite number is not allowed in a spec")
             return value
         self.diags.error(
             span,
@@ -355,6 +439,81 @@ class _Builder:
         return out
 
 
+_INT_TAG = "tag:yaml.org,2002:int"
+_FLOAT_TAG = "tag:yaml.org,2002:float"
+_TAG_WORDS = {_INT_TAG: "whole number", _FLOAT_TAG: "number", "tag:yaml.org,2002:timestamp": "date",
+              "tag:yaml.org,2002:bool": "true or false"}
+# what a double-quoted escape can write but no spec text may hold: control characters other than
+# tab and line breaks (a terminal obeys them), and lone surrogates (not characters; not even UTF-8)
+_BAD_CHARACTER = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff]")
+
+
+# --------------------------------------------------------------------------- reading files
+
+
+def read_spec_file(path: str, diags: Diagnostics, span: SourceSpan | None = None, shown: str | None = None,
+                   file: str | None = None) -> str | None:
+    """The text of the spec file at ``path``, or None with the problem recorded in ``diags``.
+
+    Only a regular file is read (a pipe, device or directory is refused before reading, so
+    nothing blocks or streams forever), at most ``Limits.max_bytes`` of it, and it must be
+    UTF-8. Problems are reported at ``span`` (the `extends:` naming the file) when given, else
+    at the file itself; ``shown`` is how the path is named in messages, ``file`` the name its
+    positions use. Nothing of the file's content is ever quoted.
+    """
+    shown = shown if shown is not None else path
+    file = file if file is not None else path
+    where = span or SourceSpan(file, 1, 1)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        diags.error(span or SourceSpan(file, 0, 0), f"file not found: {shown}")
+        return None
+    except IsADirectoryError:
+        diags.error(where, f"{shown} is a directory, not a spec file")
+        return None
+    except (OSError, ValueError) as exc:
+        diags.error(where, f"cannot read {shown}: {getattr(exc, 'strerror', None) or 'not a file name'}")
+        return None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            diags.error(where, f"{shown} is a directory, not a spec file")
+            return None
+        if not stat.S_ISREG(info.st_mode):
+            diags.error(where, f"{shown} is not a regular file (a device, pipe or socket), not a spec file")
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        while size <= Limits.max_bytes:
+            chunk = os.read(fd, min(1 << 20, Limits.max_bytes + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        diags.error(where, f"cannot read {shown}: {exc.strerror}")
+        return None
+    finally:
+        os.close(fd)
+    if size > Limits.max_bytes:
+        total = max(size, info.st_size)
+        diags.limit(span or SourceSpan(file, 1, 1),
+                    f"file too large ({total} bytes; the limit is {Limits.max_bytes})" if span is None
+                    else f"{shown} is too large ({total} bytes; the limit is {Limits.max_bytes})")
+        return None
+    data = b"".join(chunks)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        good = data[: exc.start].decode("utf-8", "replace")
+        line, col = _line_col(good, len(good))
+        diags.error(SourceSpan(file, line, col), f"invalid UTF-8 (byte 0x{data[exc.start]:02x}): "
+                    "a spec file must be UTF-8 text")
+        return None
+
+
 # --------------------------------------------------------------------------- offsets
 
 
@@ -377,7 +536,7 @@ def _value_offsets(value: str, raw: str, style: str | None) -> list[int]:
             nxt = raw[i + 1] if i + 1 < len(raw) else ""
             i += _ESCAPE_LENGTH.get(nxt, 2)
             continue
-        j = raw.find(ch, i)
+        j = raw.find(ch, i, i + _FIND_WINDOW)  # bounded: never quadratic in a long text
         if ch in " \n" and (j < 0 or raw[i:j].strip()):
             j = i  # a folded line break: the value's space stands for raw whitespace
         if j < 0:
@@ -390,9 +549,15 @@ def _value_offsets(value: str, raw: str, style: str | None) -> list[int]:
     return out
 
 
-def _advance(start: SourceSpan, raw: str, index: int) -> SourceSpan:
-    before = raw[:index]
-    newlines = before.count("\n")
+_FIND_WINDOW = 512  # how far a value's next character is looked for in its raw text
+
+
+def _advance(start: SourceSpan, raw: str, index: int, breaks: list[int] | None = None) -> SourceSpan:
+    """The position of ``raw[index]``, ``raw`` starting at ``start``; ``breaks``: where its lines start."""
+    if breaks is None:
+        breaks = [m.end() for m in _LINE_BREAK.finditer(raw, 0, index)]
+    newlines = bisect.bisect_right(breaks, index)
+    line_start = breaks[newlines - 1] if newlines else 0
     if newlines == 0:
         return SourceSpan(start.file, start.line, start.col + index)
-    return SourceSpan(start.file, start.line + newlines, index - before.rfind("\n"))
+    return SourceSpan(start.file, start.line + newlines, index - line_start + 1)

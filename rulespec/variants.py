@@ -11,58 +11,119 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .errors import Diagnostics, SourceSpan, VariantError, did_you_mean
-from .source import PosDict, PosList, load_yaml, value_span
+from .errors import Diagnostics, SourceSpan, VariantError, did_you_mean, printable
+from .source import PosDict, PosList, load_yaml, read_spec_file, value_span
 
-__all__ = ["load_with_variants", "MAX_EXTENDS_DEPTH"]
+__all__ = ["load_with_variants", "MAX_EXTENDS_DEPTH", "SPEC_SUFFIXES", "resolve_root"]
 
 MAX_EXTENDS_DEPTH = 8
 
 
-def read_text(path: str, diags: Diagnostics, span: SourceSpan | None) -> str | None:
+SPEC_SUFFIXES = (".yaml", ".yml")
+
+
+def _inside(path: str, root: str) -> bool:
+    """Whether the real ``path`` lies in the real folder ``root`` (both already resolved)."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        diags.error(span or SourceSpan(path, 0, 0), f"file not found: {path}")
-    except IsADirectoryError:
-        diags.error(span or SourceSpan(path, 0, 0), f"{path} is a directory, not a spec file")
-    except UnicodeDecodeError:
-        diags.error(span or SourceSpan(path, 0, 0), f"{path} is not UTF-8 text")
-    except OSError as exc:
-        diags.error(span or SourceSpan(path, 0, 0), f"cannot read {path}: {exc.strerror}")
-    return None
+        return os.path.commonpath([path, root]) == root
+    except ValueError:
+        return False
+
+
+def resolve_root(path: str, root: str | None) -> str:
+    """The real folder specs may be read from: ``root``, or the folder of the top file ``path``."""
+    folder = root if root is not None else (os.path.dirname(os.path.abspath(path)) if path else ".")
+    return os.path.realpath(folder or ".")
+
+
+def read_top(path: str, root: str, diags: Diagnostics) -> str | None:
+    """The text of the top spec file ``path``: named *.yaml or *.yml (and so is the file a symlink
+    leads to), inside ``root`` once symlinks are resolved."""
+    if "\0" in path:
+        diags.error(SourceSpan(path.replace("\0", "\\0"), 1, 1), "a file name cannot hold a NUL character")
+        return None
+    real = os.path.realpath(path)
+    if not (path.lower().endswith(SPEC_SUFFIXES) and real.lower().endswith(SPEC_SUFFIXES)) \
+            and os.path.exists(real):
+        diags.error(SourceSpan(path, 1, 1), f"{path} is not a spec file (its name, and the name of the file a "
+                    "link leads to, must end in .yaml or .yml)")
+        return None
+    if not _inside(real, root):
+        diags.error(SourceSpan(path, 1, 1), f"{path} is outside the folder specs may be read from ({root})")
+        return None
+    return read_spec_file(real, diags, None, shown=path, file=path)
+
+
+def _base_path(data: PosDict, path: str, root: str, diags: Diagnostics) -> tuple[str, str] | None:
+    """Where the `extends` of ``data`` (read from ``path``) leads: (path as named, real path).
+
+    The policy: `extends` names a .yaml/.yml file by a path relative to the file that names
+    it, and the file (symlinks resolved) must lie inside ``root``. A problem is reported at
+    the `extends` value, and never quotes anything of the file it names.
+    """
+    ref = data["extends"]
+    span = value_span(data, "extends")
+    if not isinstance(ref, str) or not ref.strip():
+        diags.error(span, "`extends` must be the path of a spec file")
+        return None
+    if "\0" in ref:
+        diags.error(span, "`extends` cannot hold a NUL character")
+        return None
+    if os.path.isabs(ref) or ref.startswith("~"):
+        diags.error(span, "`extends` must be a path relative to this file, not an absolute path",
+                    "put the base spec in this folder or below it")
+        return None
+    if not ref.lower().endswith(SPEC_SUFFIXES):
+        diags.error(span, "`extends` must name a spec file ending in .yaml or .yml")
+        return None
+    folder = os.path.dirname(path)
+    base_path = os.path.normpath(os.path.join(folder, ref))
+    real = os.path.realpath(base_path)
+    if not _inside(real, root):
+        diags.error(span, f"`extends` leads outside the folder specs may be read from ({root})",
+                    "a base spec must be in the folder of the spec you load, or below it")
+        return None
+    return base_path, real
 
 
 def load_with_variants(path: str, diags: Diagnostics, text: str | None = None,
-                       _chain: tuple[str, ...] = (), _span: SourceSpan | None = None) -> Any:
-    """Load ``path`` (or ``text`` named ``path``), resolving ``extends`` recursively."""
+                       _chain: tuple[str, ...] = (), _span: SourceSpan | None = None,
+                       root: str | None = None, _real: str | None = None) -> Any:
+    """Load ``path`` (or ``text`` named ``path``), resolving ``extends`` recursively.
+
+    Files are read only inside ``root`` (by default the folder of ``path``).
+    """
+    root = resolve_root(path, root) if not _chain else (root or ".")
     if text is None:
-        text = read_text(path, diags, _span)
+        if _real is None:
+            text = read_top(path, root, diags)
+        else:
+            text = read_spec_file(_real, diags, _span, shown=path, file=path)
         if text is None:
             diags.raise_if_any(VariantError)
     assert text is not None
     data = load_yaml(text, path, diags)
     if not isinstance(data, PosDict) or "extends" not in data:
         return data
-    base_ref = data["extends"]
     ref_span = value_span(data, "extends")
-    if not isinstance(base_ref, str) or not base_ref:
-        diags.error(ref_span, "`extends` must be the path of a spec file")
+    found = _base_path(data, path, root, diags)
+    if found is None:
         diags.raise_if_any(VariantError)
-    base_path = os.path.normpath(os.path.join(os.path.dirname(path), str(base_ref)))
-    here = os.path.realpath(path)
+    assert found is not None
+    base_path, base_real = found
+    base_ref = str(data["extends"])
+    here = _real or os.path.realpath(path)
     chain = _chain + (here,)
-    if os.path.realpath(base_path) in chain:
+    if base_real in chain:
         diags.error(ref_span, f"`extends` makes a cycle: {' -> '.join(os.path.basename(c) for c in chain)} -> "
                     f"{os.path.basename(base_path)}")
         diags.raise_if_any(VariantError)
     if len(chain) > MAX_EXTENDS_DEPTH:
         diags.error(ref_span, f"`extends` chain deeper than {MAX_EXTENDS_DEPTH} files")
         diags.raise_if_any(VariantError)
-    base = load_with_variants(base_path, diags, None, chain, ref_span)
+    base = load_with_variants(base_path, diags, None, chain, ref_span, root, base_real)
     if not isinstance(base, PosDict):
-        diags.error(ref_span, f"{base_ref} is not a spec (a mapping of sections)")
+        diags.error(ref_span, f"{printable(base_ref)} is not a spec (a mapping of sections)")
         diags.raise_if_any(VariantError)
     base.pop("variants", None)  # a variant lists its own test cases, if any
     for key, value in data.items():

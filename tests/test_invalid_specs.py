@@ -96,10 +96,11 @@ CASES: dict[str, tuple[type[SpecError], list[D]]] = {
     ]),
     # ------------------------------------------------------------------ limits
     # 8 lines of 10 aliases (80, under the alias limit) expand to 10**9 values. Counting the
-    # values built depth first, the 200001st lies inside the first `*e` of line 9 (`f:`):
-    # that alias is what makes the document too large, so the diagnostic belongs there.
+    # values built depth first (a..d hold 11, 111, 1111, 11111, about 12,350 with the keys
+    # before them; each `*d` adds 11111), the 50001st lies inside the fourth `*d` of line 8
+    # (`e:`): that alias is what makes the document too large, so the diagnostic belongs there.
     "alias_bomb.yaml": (LimitError, [
-        D("alias_bomb.yaml", 9, 14, "document too large after expanding aliases (more than 200000 values)",
+        D("alias_bomb.yaml", 8, 26, "document too large after expanding aliases (more than 50000 values)",
           "remove the aliases that repeat large parts of the file"),
     ]),
     # line 42 anchors `&t`; lines 43..143 hold 101 aliases `*t`: the 101st is at line 143
@@ -369,7 +370,7 @@ HELPERS = {"extends_cycle/b.yaml", "inherited_error/base.yaml"}
 
 def _compile_error(relative: str) -> SpecError:
     with pytest.raises(SpecError) as info:
-        compile_file(_path(relative))
+        compile_file(_path(relative), root=str(HERE.parent))
     return info.value
 
 
@@ -400,7 +401,7 @@ def test_every_invalid_file_is_checked() -> None:
 
 @pytest.mark.parametrize("name", sorted(p.name for p in VALID.glob("*.yaml")))
 def test_valid_specs_compile(name: str) -> None:
-    gamedef = compile_file(str(VALID / name))
+    gamedef = compile_file(str(VALID / name), root=str(HERE.parent))
     assert gamedef.name
 
 
@@ -552,7 +553,7 @@ def test_all_independent_mistakes_are_reported_at_once() -> None:
 
 
 def test_highhand_variant_validates() -> None:
-    gamedef = compile_file(str(VALID / "highhand_variant.yaml"))
+    gamedef = compile_file(str(VALID / "highhand_variant.yaml"), root=str(HERE.parent))
     assert gamedef.name == "High Hand (short)"
     options = {o.name: o.default for o in gamedef.model.options}
     assert options["rounds"] == 2
@@ -562,7 +563,7 @@ def test_highhand_variant_validates() -> None:
 
 
 def test_variant_merges_and_patches_its_base() -> None:
-    gamedef = compile_file(str(VALID / "tiny_variant.yaml"))
+    gamedef = compile_file(str(VALID / "tiny_variant.yaml"), root=str(HERE.parent))
     options = {o.name: o.default for o in gamedef.model.options}
     assert options["rounds"] == 5
     assert options["mode"] == "fast"
@@ -635,7 +636,7 @@ def test_cli_missing_file_exits_1() -> None:
 @pytest.mark.parametrize("relative", sorted(CASES))
 def test_cli_reports_each_invalid_spec(relative: str) -> None:
     path = _path(relative)
-    status, out, err = _run("validate", path)
+    status, out, err = _run("validate", "--root", str(HERE.parent), path)
     assert status == 1
     assert out == ""
     error = _compile_error(relative)
