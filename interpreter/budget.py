@@ -24,6 +24,7 @@ from .limits import RunLimits
 __all__ = ["SMALL", "overrun", "spend", "start_step", "check_grown", "check_size", "nested_size", "too_large"]
 
 SMALL = 64  # linear work below this many items is not counted
+MAX_NESTING = 100  # lists inside lists, in a value kept in the state
 _BIG_INT = 1 << 62
 
 
@@ -83,20 +84,21 @@ def check_grown(s: Any, value: Any, limits: RunLimits, span: Any) -> Any:
     return value
 
 
-def nested_size(value: Any, limit: int) -> int:
+def nested_size(value: Any, limit: int, max_depth: int = MAX_NESTING) -> int:
     """Items in a value counted through nested lists and dicts, as its JSON would hold them
-    (shared sublists count each time); stops counting past ``limit``."""
+    (shared sublists count each time); stops counting past ``limit``, and a value nested
+    deeper than ``max_depth`` counts as past it."""
     total = 0
-    todo = [value]
+    todo = [(value, 0)]
     while todo:
-        v = todo.pop()
+        v, depth = todo.pop()
         total += 1
-        if total > limit:
-            return total
+        if total > limit or depth > max_depth:
+            return limit + 1
         if type(v) is list:
-            todo.extend(v)
+            todo.extend((x, depth + 1) for x in v)
         elif type(v) is dict:
-            todo.extend(v.values())
+            todo.extend((x, depth + 1) for x in v.values())
         elif type(v) is str:
             total += len(v) // SMALL
     return total

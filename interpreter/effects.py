@@ -13,7 +13,7 @@ from typing import Any
 from rulespec import ast as A
 from rulespec import types as T
 
-from .budget import SMALL, check_grown, nested_size, overrun, spend
+from .budget import MAX_NESTING, SMALL, check_grown, nested_size, overrun, spend
 from .errors import BudgetError, RuleError
 from .expressions import (
     Fn,
@@ -476,7 +476,8 @@ def _check_stored(s: Any, value: Any, limits: Any, span: Any) -> None:
     """A value kept in the state (so written to JSON and shown in views): bounded in size."""
     size = nested_size(value, limits.max_list)
     if size > limits.max_list:
-        raise BudgetError(f"a value kept in the state grew past {limits.max_list:,} items", span)
+        raise BudgetError(f"a value kept in the state grew past {limits.max_list:,} items or {MAX_NESTING} "
+                          "levels of lists inside lists", span)
     s.ops -= size
     if s.ops < 0:
         overrun(s, span)

@@ -6,7 +6,8 @@ iterations, aggregate and binding elements, list and string growth, procedure ca
 emitted events and frames stepped spend them. A step that runs out raises
 ``BudgetError`` at the spec position of the rule that ran away. Sizes (list and string
 length, integer bits, options of one choice) are checked where values grow, so memory
-stays bounded too. ``max_actions`` caps ``game.limits.actions``.
+stays bounded too. A match ends with ``GameLengthError`` after ``game.limits.actions``
+actions or ``max_actions``, whichever is smaller, so a match is bounded too.
 
 The defaults leave every game in ``games/`` far inside its budget (see
 ``docs/security.md``); an embedder may pass tighter or looser ``RunLimits`` to
@@ -29,7 +30,7 @@ class RunLimits:
     max_options: int = 100_000  # options of one choice (or outcomes of one chance event)
     max_action_ids: int = 10_000_000  # distinct action ids of a game (the size of an action mask)
     max_events: int = 1_000_000  # events in one match's log
-    max_actions: int = 10_000_000  # the largest `game.limits.actions` a spec may declare
+    max_actions: int = 100_000  # actions of one match, whatever `game.limits.actions` says
 
 
 DEFAULT_LIMITS = RunLimits()

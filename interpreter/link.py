@@ -33,6 +33,7 @@ from .static import evaluate_static
 __all__ = ["Link"]
 
 _VISIBILITY = {"public": 0, "owner": 1, "hidden": 2, "top": 3}
+MAX_PIECES = 10_000  # pieces of a game, all kinds and players together
 
 
 class Link:
@@ -111,6 +112,8 @@ class Link:
         self.piece_label: list[str] = []
         for piece in self.model.pieces:
             count = evaluate_static(piece.per_player, self.options, self.num_players)
+            if count * self.num_players + len(self.piece_owner) > MAX_PIECES:
+                raise RuleError(f"more than {MAX_PIECES} pieces ({piece.name}: {count:,} per player)", piece.span)
             starts = dict((n, seats) for n, seats, _ in piece.start)
             seats = starts.get(self.num_players)
             for p in range(self.num_players):

@@ -528,7 +528,10 @@ def test_every_builtin_is_named_in_the_reference_text():
 
 def test_the_documented_limits_are_the_codes():
     from interpreter.cards import MAX_CARDS
+    from interpreter.budget import MAX_NESTING
+    from rulespec.check import MAX_ACTIONS
     from interpreter.limits import DEFAULT_LIMITS as RUN
+    from interpreter.link import MAX_PIECES
     from rulespec.language import MAX_DEPTH, MAX_TEXT
     from rulespec.model import DEFAULT_LOOP_LIMIT, DEFAULT_MAX_ACTIONS
     from rulespec.source import Limits
@@ -542,10 +545,12 @@ def test_the_documented_limits_are_the_codes():
         f"the rules may do at most {RUN.step_ops} units of work",
         f"A list may hold {RUN.max_list} items, a text {RUN.max_text} characters, a whole number "
         f"{RUN.max_int_bits} bits; one choice may offer {RUN.max_options} options; a game may have "
-        f"{RUN.max_action_ids} action ids; `game.limits.actions` may be at most {RUN.max_actions}.",
+        f"{RUN.max_action_ids} action ids; `game.limits.actions` may be at most {MAX_ACTIONS}.",
+        f"`RunLimits.max_actions` (default {RUN.max_actions})",
         f"Rule texts may be {MAX_TEXT} characters long and nest {MAX_DEPTH} levels",
         f"a spec file may be 1 MB with at most {Limits.max_aliases} YAML aliases and {Limits.max_depth} levels",
-        f"a game may have {MAX_CARDS} cards",
+        f"a game may have {MAX_CARDS} cards and {MAX_PIECES} pieces",
+        f"may nest lists {MAX_NESTING} levels deep",
         f"may be up to {MAX_EXTENDS_DEPTH} files deep",
     ):
         assert phrase in text, phrase
