@@ -7,31 +7,58 @@
     rulespec describe FILE             the rules as Markdown, generated from the spec (rulespec.describe)
     rulespec replay LOG                replay and check a match log (interpreter.replay)
 
-Exit status: 0 success, 1 an invalid spec or a failed replay, 2 a usage error (bad file,
-option, agent or argument). Errors are one line on stderr, never a traceback.
+Exit status: 0 success; 1 an invalid spec, a rule failing while playing, a log that cannot be
+read or differs from its replay, or a file that cannot be read or written; 2 a usage error
+(bad argument, option or agent, missing file); 70 an internal error (a bug: please report);
+130 interrupted (Ctrl-C). Errors are one line on stderr, never a traceback (set
+RULESPEC_DEBUG=1 to see the traceback of an internal error).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from rulespec import SpecError, compile_file, schema_text
 
-__all__ = ["main", "build_parser", "parse_options"]
+__all__ = ["main", "build_parser", "parse_options", "CliError"]
 
-EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 70, 130
+MAX_SEED = 2**64  # seeds are whole numbers from 0 to 2**64 - 1
+MAX_PLAYERS = 1000
+MAX_OPTION_TEXT = 10_000  # characters of one --option value
+
+
+class CliError(Exception):
+    """A problem to report in one line, with its exit status."""
+
+    def __init__(self, message: str, status: int = EXIT_USAGE):
+        super().__init__(message)
+        self.status = status
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its usage errors raised (and printed by ``main`` on its error stream)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise CliError(f"{self.prog}: error: {message} (see {self.prog} --help)")
 
 
 def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO | None = None) -> int:
+    root = _root(args)
     status = EXIT_OK
     for path in args.files:
+        if os.path.exists(path) and not os.path.isfile(path):
+            status = EXIT_INVALID
+            print(f"{path}: error: not a spec file (a folder, a device or a pipe)", file=err)
+            continue
         try:
-            gamedef = compile_file(path)
+            gamedef = compile_file(path, root=root)
         except SpecError as error:
             status = EXIT_INVALID
             print(error.format(), file=err)
@@ -48,12 +75,49 @@ def cmd_schema(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO
     return EXIT_OK
 
 
-class CliError(Exception):
-    """A problem to report in one line, with its exit status."""
+# ---------------------------------------------------------------------- argument types
 
-    def __init__(self, message: str, status: int = EXIT_USAGE):
-        super().__init__(message)
-        self.status = status
+
+def _whole(text: str, what: str, low: int, high: int) -> int:
+    text = text.strip()
+    if not (text.lstrip("+-").isascii() and text.lstrip("+-").isdigit()) or len(text) > 40:
+        raise argparse.ArgumentTypeError(f"{what} must be a whole number, not {_shown(text)}")
+    value = int(text)
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"{what} must be from {low} to {high}, not {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    return _whole(text, "the seed", 0, MAX_SEED - 1)
+
+
+def _players(text: str) -> int:
+    return _whole(text, "the player count", 1, MAX_PLAYERS)
+
+
+def _games(text: str) -> int:
+    from .simulate import MAX_GAMES
+
+    return _whole(text, "the number of games", 1, MAX_GAMES)
+
+
+def _jobs(text: str) -> int:
+    return _whole(text, "the number of jobs", 0, 10**6)
+
+
+def _match(text: str) -> int:
+    return _whole(text, "the match number", 0, 2**63 - 1)
+
+
+def _shown(text: str, limit: int = 40) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
+def _add_root(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--root", metavar="DIR", help=f"allow {what} to any file below DIR "
+                                                 "(default: the folder of the spec or log)")
 
 
 def _add_game_arguments(p: argparse.ArgumentParser, file_required: bool = True) -> None:
@@ -61,10 +125,11 @@ def _add_game_arguments(p: argparse.ArgumentParser, file_required: bool = True) 
         p.add_argument("file", metavar="FILE", help="the spec file (YAML)")
     else:
         p.add_argument("file", metavar="FILE", nargs="?", help="the spec file (YAML)")
-    p.add_argument("--players", type=int, metavar="N", help="number of players (default: the spec's smallest)")
+    p.add_argument("--players", type=_players, metavar="N", help="number of players (default: the spec's smallest)")
     p.add_argument("--agents", metavar="LIST",
                    help="comma separated, one per seat or one for all: " + ", ".join(_agent_help()))
-    p.add_argument("--seed", type=int, default=0, metavar="S", help="the seed of everything random (default 0)")
+    p.add_argument("--seed", type=_seed, default=0, metavar="S",
+                   help="the seed of everything random, 0 to 2**64-1 (default 0)")
     p.add_argument("--option", "-O", action="append", default=[], metavar="K=V",
                    help="set a spec option (repeatable); V is read as JSON when it can be (true, 3, 0.5), else text")
     p.add_argument("--no-color", action="store_true", help="plain text output")
@@ -75,7 +140,7 @@ def _agent_help() -> list[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="rulespec",
         description="Games written as YAML rules: validate, inspect, play and simulate them.",
     )
@@ -85,6 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
                                           "problems go to stderr as file:line:col: error: message.")
     validate.add_argument("files", nargs="+", metavar="FILE", help="spec files (YAML)")
     validate.add_argument("-q", "--quiet", action="store_true", help="print nothing for valid files")
+    _add_root(validate, "`extends:`")
     sub.add_parser("schema", help="print the JSON Schema (draft 2020-12) of a spec",
                    description="Print the JSON Schema of a spec, for editors and other tools.")
 
@@ -95,6 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_game_arguments(play, file_required=False)
     play.add_argument("--log", metavar="OUT.jsonl", help="write the match log (replayable, resumable)")
     play.add_argument("--resume", metavar="LOG", help="continue the unfinished match of a log (and append to it)")
+    _add_root(play, "`extends:` and the spec a --resume log names")
 
     simulate = sub.add_parser("simulate", help="play many bot matches and print statistics",
                               description="Play bot matches and print win rates (95% Wilson intervals) per seat "
@@ -102,9 +169,9 @@ def build_parser() -> argparse.ArgumentParser:
                                           "advantage and lead changes. Results depend only on the seed, not on "
                                           "--jobs.")
     _add_game_arguments(simulate)
-    simulate.add_argument("--games", type=int, required=True, metavar="N", help="number of matches")
-    simulate.add_argument("--jobs", type=int, default=1, metavar="J",
-                          help="worker processes (default 1; 0 = all cores)")
+    simulate.add_argument("--games", type=_games, required=True, metavar="N", help="number of matches")
+    simulate.add_argument("--jobs", type=_jobs, default=1, metavar="J",
+                          help="worker processes (default 1; 0 = all cores; never more than the cores)")
     simulate.add_argument("--rotate", action="store_true", help="rotate the agents one seat each match")
     simulate.add_argument("--json", metavar="OUT.json", help="write the statistics and every match's result")
     simulate.add_argument("--plot", metavar="OUT.png", help="plot score distributions and win rates")
@@ -115,40 +182,68 @@ def build_parser() -> argparse.ArgumentParser:
                                "compared with itself under these options")
     simulate.add_argument("--log", metavar="OUT.jsonl", help="write every match's log")
     simulate.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_root(simulate, "`extends:`")
 
     describe = sub.add_parser("describe", help="the rules of a spec as readable Markdown",
                               description="Print the rules as Markdown generated from the spec: components, "
                                           "options, setup, turn, every action and its effect, scoring and end.")
     describe.add_argument("file", metavar="FILE", help="the spec file (YAML)")
     describe.add_argument("--output", "-o", metavar="OUT.md", help="write to a file instead of the screen")
+    _add_root(describe, "`extends:`")
 
     replay = sub.add_parser("replay", help="replay a match log and check it",
                             description="Re-apply the actions of a match log, check every player, label and the "
                                         "result, and print the match. Exit status 1 when the replay differs.")
     replay.add_argument("log", metavar="LOG", help="a log written by play --log or simulate --log")
-    replay.add_argument("--match", type=int, metavar="K", help="only match K of the log")
+    replay.add_argument("--match", type=_match, metavar="K", help="only match K of the log")
     replay.add_argument("--quiet", "-q", action="store_true", help="print only the summary line of each match")
     replay.add_argument("--no-color", action="store_true", help="plain text output")
+    _add_root(replay, "the log's spec (and its `extends:`) to be")
     return parser
 
 
 # ---------------------------------------------------------------------- helpers
 
 
+class _NotJson(ValueError):
+    """NaN, Infinity or a float overflow: text, not a JSON number."""
+
+
+def _no_constant(name: str) -> Any:
+    raise _NotJson(name)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotJson(text)
+    return value
+
+
 def parse_options(items: Sequence[str]) -> dict[str, Any]:
-    """``["rounds=3", "mode=fast"]`` -> ``{"rounds": 3, "mode": "fast"}`` (JSON when it parses)."""
+    """``["rounds=3", "mode=fast"]`` -> ``{"rounds": 3, "mode": "fast"}`` (JSON when it parses).
+
+    ``NaN``, ``Infinity`` and numbers too large for a float are not JSON numbers here: they
+    stay text, which the spec's option then accepts or refuses.
+    """
     options: dict[str, Any] = {}
     for item in items:
         if "=" not in item:
-            raise CliError(f"--option '{item}': write K=V, for example --option rounds=3")
+            raise CliError(f"--option {_shown(item)}: write K=V, for example --option rounds=3")
         key, text = item.split("=", 1)
         key = key.strip()
         if not key:
-            raise CliError(f"--option '{item}': the option name is missing")
+            raise CliError(f"--option {_shown(item)}: the option name is missing")
+        if len(text) > MAX_OPTION_TEXT:
+            raise CliError(f"--option {key}: the value is longer than {MAX_OPTION_TEXT} characters")
         try:
-            value: Any = json.loads(text)
-        except ValueError:
+            value: Any = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+        except RecursionError:
+            raise CliError(f"--option {key}: the value is nested too deeply") from None
+        except (json.JSONDecodeError, _NotJson):
             value = text
+        except ValueError:  # a number JSON reads but Python will not: too many digits
+            raise CliError(f"--option {key}: the number is too large") from None
         options[key] = value
     return options
 
@@ -157,18 +252,44 @@ def _agents(text: str | None) -> list[str]:
     return [a.strip() for a in text.split(",")] if text else []
 
 
+def _root(args: argparse.Namespace) -> str | None:
+    root = getattr(args, "root", None)
+    if root is None:
+        return None
+    if not os.path.isdir(root):
+        raise CliError(f"--root {root}: no such folder")
+    return root
+
+
 def _check_file(path: str | None) -> str:
     if not path:
         raise CliError("a spec FILE is needed")
     if not os.path.isfile(path):
+        if os.path.exists(path):
+            raise CliError(f"not a spec file: {path} (a folder, a device or a pipe)")
         raise CliError(f"no such file: {path}")
     return path
 
 
-def _load(path: str, players: int | None, options: dict[str, Any]) -> Any:
+def _check_output(path: str | None, flag: str) -> None:
+    """An output file named on the command line can be written: checked before any work."""
+    if not path:
+        return
+    if os.path.isdir(path):
+        raise CliError(f"{flag} {path}: that is a folder, not a file")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise CliError(f"{flag} {path}: no such folder {os.path.dirname(path) or folder}")
+    if os.path.exists(path) and not os.path.isfile(path):
+        return  # /dev/null and friends
+    if not os.access(path if os.path.exists(path) else folder, os.W_OK):
+        raise CliError(f"{flag} {path}: permission denied")
+
+
+def _load(path: str, players: int | None, options: dict[str, Any], root: str | None = None) -> Any:
     from .game import load_game
 
-    return load_game(_check_file(path), players=players, options=options)
+    return load_game(_check_file(path), players=players, options=options, root=root)
 
 
 def _spec_error_line(error: SpecError) -> str:
@@ -217,40 +338,14 @@ def _console(stream: TextIO, no_color: bool = False) -> Any:
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
-    from .play import HUMAN, QuitMatch, play_match, resume_match
-    from .replay import LogWriter, read_log
+    from .play import HUMAN, QuitMatch, play_match
     from .simulate import expand_agents, match_seeds
 
-    console = _console(out, args.no_color)
+    root = _root(args)
     if args.resume:
-        if not os.path.isfile(args.resume):
-            raise CliError(f"no such log: {args.resume}")
-        matches = read_log(args.resume)
-        logged = matches[-1]
-        if args.file is not None and os.path.abspath(args.file) != os.path.abspath(str(logged.header["spec"])):
-            raise CliError(f"the log is of {logged.header['spec']}, not {args.file}")
-        from .replay import load_logged_game
-
-        game = load_logged_game(logged)
-        if logged.complete:
-            console.print(f"The match in {args.resume} is already over; `rulespec replay {args.resume}` shows it.",
-                          highlight=False, markup=False)
-            return EXIT_OK
-        # rewrite the log without any line cut short, then append to it
-        with LogWriter(args.resume) as writer:
-            for m in matches:
-                writer.header(m.header)
-                for record in m.actions:
-                    writer.write(record)
-                if m.end is not None:
-                    writer.write(m.end)
-        log_path = args.resume
-        try:
-            state = resume_match(logged, game, console, stdin, log_path, _agents(args.agents) or None)
-        except QuitMatch:
-            return _stopped(console, log_path)
-        return EXIT_OK
-    game = _load(args.file, args.players, parse_options(args.option))
+        return _resume(args, out, stdin, root)
+    _check_output(args.log, "--log")
+    game = _load(args.file, args.players, parse_options(args.option), root)
     n = game.num_players
     given = _agents(args.agents)
     agents = expand_agents(given, n) if given else [HUMAN] + ["mcts"] * (n - 1)
@@ -260,17 +355,97 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) 
         if spec.lower() != HUMAN:
             make_agent(spec, game, p, 0)  # a bad name fails now, before the match
     state_seed, agent_seeds = match_seeds(args.seed, 0, n)
+    console = _console(out, args.no_color)
     try:
-        state = play_match(game, args.file, agents, state_seed, console, stdin, args.log, args.seed, agent_seeds)
+        play_match(game, args.file, agents, state_seed, console, stdin, args.log, args.seed, agent_seeds)
     except QuitMatch:
-        return _stopped(console, args.log)
-    del state
+        return _stopped(console, args.log, args.file, root)
+    except KeyboardInterrupt:
+        _stopped(console, args.log, args.file, root)
+        raise
     return EXIT_OK
 
 
-def _stopped(console: Any, log: str | None) -> int:
+def _resume(args: argparse.Namespace, out: TextIO, stdin: TextIO, root: str | None) -> int:
+    from .play import QuitMatch, resume_match
+    from .replay import check_logged_game, iter_log, load_logged_game, log_spec_path
+    from .simulate import expand_agents
+
+    path = args.resume
+    if not os.path.isfile(path):
+        if os.path.exists(path):
+            raise CliError(f"not a log file: {path} (a folder, a device or a pipe)")
+        raise CliError(f"no such log: {path}")
+    from collections import deque
+
+    (logged,) = deque(iter_log(path), maxlen=1)  # every line is checked; the last match is the one to continue
+    if args.file is not None:
+        # the spec named on the command line is trusted; it must be the one the log names
+        named = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(path)), str(logged.header["spec"])))
+        if os.path.isabs(str(logged.header["spec"])) or os.path.realpath(_check_file(args.file)) != named:
+            raise CliError(f"the log is of {logged.header['spec']}, not {args.file}")
+        game = load_logged_game(logged, root, spec=args.file)
+    else:
+        log_spec_path(logged, root)
+        game = load_logged_game(logged, root)
+    check_logged_game(logged, game)
+    console = _console(out, args.no_color)
+    if logged.complete:
+        console.print(f"The match in {path} is already over; `rulespec replay {path}` shows it.",
+                      highlight=False, markup=False)
+        return EXIT_OK
+    given = _agents(args.agents)
+    agents = expand_agents(given, game.num_players) if given else None
+    _drop_cut_line(path)
+    try:
+        resume_match(logged, game, console, stdin, path, agents)
+    except QuitMatch:
+        return _stopped(console, path, None, root)
+    except KeyboardInterrupt:
+        _stopped(console, path, None, root)
+        raise
+    return EXIT_OK
+
+
+def _drop_cut_line(path: str) -> None:
+    """A log whose last line was cut short (by an interruption) loses that line before it is appended to."""
+    try:
+        with open(path, "rb+") as f:
+            size = f.seek(0, os.SEEK_END)
+            if size == 0:
+                return
+            f.seek(size - 1)
+            if f.read(1) == b"\n":
+                return
+            keep = size
+            while keep > 0:
+                step = min(65536, keep)
+                f.seek(keep - step)
+                block = f.read(step)
+                cut = block.rfind(b"\n")
+                if cut >= 0:
+                    keep = keep - step + cut + 1
+                    break
+                keep -= step
+            f.truncate(keep)
+    except OSError as exc:
+        raise CliError(f"cannot append to {path}: {exc.strerror or exc}", EXIT_INVALID) from None
+
+
+def _stopped(console: Any, log: str | None, spec: str | None = None, root: str | None = None) -> int:
     if log:
-        console.print(f"Stopped. Continue with: rulespec play --resume {log}", highlight=False, markup=False)
+        hint = f"rulespec play --resume {log}"
+        if root is not None:
+            hint += f" --root {root}"
+        elif spec is not None:
+            from .replay import LoggedMatch, log_spec_path, spec_relative_to
+
+            probe = LoggedMatch({"spec": spec_relative_to(log, spec)}, path=log)
+            try:
+                log_spec_path(probe)
+            except Exception:  # the spec is not in the log's folder: say where resuming may look
+                hint += f" --root {os.path.dirname(os.path.abspath(spec))}"
+        console.print(f"Stopped. Continue with: {hint}", highlight=False, markup=False)
     else:
         console.print("Stopped. (Play with --log FILE to be able to resume.)", highlight=False, markup=False)
     return EXIT_OK
@@ -280,15 +455,25 @@ def _stopped(console: Any, log: str | None) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
-    from .simulate import compare, plot, print_comparison, print_summary, records_json, run_name, summarize
+    from .simulate import (
+        compare,
+        max_jobs,
+        plot,
+        print_comparison,
+        print_summary,
+        records_json,
+        run_name,
+        summarize,
+    )
 
-    if args.games < 1:
-        raise CliError("--games must be at least 1")
-    jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
+    root = _root(args)
+    jobs = min(args.jobs, max_jobs()) if args.jobs > 0 else max_jobs()
     options = parse_options(args.option)
     agents = _agents(args.agents)
     if any(a.lower() == "human" for a in agents):
         raise CliError("simulate plays bots only: 'human' is for rulespec play")
+    for path, flag in ((args.json, "--json"), (args.plot, "--plot"), (args.log, "--log")):
+        _check_output(path, flag)
     runs = [(_check_file(args.file), options)]
     if args.compare or args.compare_option:
         runs.append((_check_file(args.compare or args.file), {**options, **parse_options(args.compare_option)}))
@@ -296,13 +481,15 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Text
     from .simulate import expand_agents
 
     for path, run_options in runs:  # invalid specs, options and agents fail before any match
-        game = _load(path, args.players, run_options)
+        game = _load(path, args.players, run_options, root)
         for p, spec in enumerate(expand_agents(agents, game.num_players)):
             make_agent(spec, game, p, 0)
+    if args.plot:
+        import matplotlib  # noqa: F401  (missing matplotlib is said now, not after the matches)
     console = _console(out, args.no_color)
     results = []
     for path, run_options in runs:
-        results.append(_run_simulation(args, path, run_options, agents, jobs, err))
+        results.append(_run_simulation(args, path, run_options, agents, jobs, err, root))
     summaries = [summarize(r) for r in results]
     for i, summary in enumerate(summaries):
         if i:
@@ -321,19 +508,23 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Text
         labels = [run_name(results[0], None, short=True)] if len(results) == 1 else [
             "A: " + run_name(results[0], results[1], short=True),
             "B: " + run_name(results[1], results[0], short=True)]
-        plot(summaries, results, args.plot, labels=labels)
+        try:
+            plot(summaries, results, args.plot, labels=labels)
+        except OSError as exc:
+            raise CliError(f"cannot write {args.plot}: {exc.strerror or exc}", EXIT_INVALID) from None
     if args.log:
-        _write_logs(args.log, results, args.seed)
+        _write_logs(args.log, results, args.seed, root)
     return EXIT_OK
 
 
 def _run_simulation(args: argparse.Namespace, path: str, options: dict[str, Any], agents: list[str], jobs: int,
-                    err: TextIO) -> Any:
+                    err: TextIO, root: str | None) -> Any:
     from .simulate import simulate
 
     keep = bool(args.log)
     if args.no_progress:
-        return simulate(path, args.games, agents, args.players, options, args.seed, jobs, args.rotate, keep)
+        return simulate(path, args.games, agents, args.players, options, args.seed, jobs, args.rotate, keep,
+                        root=root)
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -352,7 +543,7 @@ def _run_simulation(args: argparse.Namespace, path: str, options: dict[str, Any]
     with Progress(*columns, console=bar_console, transient=False) as progress:
         task = progress.add_task(f"simulating {os.path.basename(path)}", total=args.games)
         return simulate(path, args.games, agents, args.players, options, args.seed, jobs, args.rotate, keep,
-                        progress=lambda done: progress.update(task, completed=done))
+                        progress=lambda done: progress.update(task, completed=done), root=root)
 
 
 def _write(path: str, text: str) -> None:
@@ -360,26 +551,26 @@ def _write(path: str, text: str) -> None:
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
     except OSError as exc:
-        raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise CliError(f"cannot write {path}: {exc.strerror or exc}", EXIT_INVALID) from None
 
 
-def _write_logs(path: str, results: list[Any], base_seed: int) -> None:
+def _write_logs(path: str, results: list[Any], base_seed: int, root: str | None) -> None:
     from .game import load_game
     from .replay import LogWriter, match_header
 
     try:
-        writer = LogWriter(path)
+        with LogWriter(path) as writer:
+            for result in results:
+                game = load_game(result.spec, players=result.players, options=result.options, root=root)
+                for r in result.records:
+                    writer.header(match_header(game, result.spec, r.seed, r.agents, r.agent_seeds, r.index,
+                                               base_seed))
+                    for player, action, label in r.moves or []:
+                        writer.action(player, action, label)
+                    writer.write({"end": True, "winners": r.winners, "totals": r.totals, "returns": r.returns,
+                                  "actions": r.actions})
     except OSError as exc:
-        raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
-    with writer:
-        for result in results:
-            game = load_game(result.spec, players=result.players, options=result.options)
-            for r in result.records:
-                writer.header(match_header(game, result.spec, r.seed, r.agents, r.agent_seeds, r.index, base_seed))
-                for player, action, label in r.moves or []:
-                    writer.action(player, action, label)
-                writer.write({"end": True, "winners": r.winners, "totals": r.totals, "returns": r.returns,
-                              "actions": r.actions})
+        raise CliError(f"cannot write {path}: {exc.strerror or exc}", EXIT_INVALID) from None
 
 
 # ---------------------------------------------------------------------- describe and replay
@@ -388,7 +579,10 @@ def _write_logs(path: str, results: list[Any], base_seed: int) -> None:
 def cmd_describe(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
     from rulespec.describe import describe
 
-    text = describe(compile_file(_check_file(args.file)))
+    root = _root(args)
+    path = _check_file(args.file)
+    _check_output(args.output, "--output")
+    text = describe(compile_file(path, root=root))
     if args.output:
         _write(args.output, text)
     else:
@@ -398,26 +592,29 @@ def cmd_describe(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Text
 
 def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
     from .play import replay_to_console
-    from .replay import LogError, read_log
+    from .replay import LogError, iter_log
 
+    root = _root(args)
     if not os.path.isfile(args.log):
+        if os.path.exists(args.log):
+            raise CliError(f"not a log file: {args.log} (a folder, a device or a pipe)")
         raise CliError(f"no such log: {args.log}")
-    matches = read_log(args.log)
-    if args.match is not None:
-        chosen = [m for m in matches if m.header.get("match") == args.match]
-        if not chosen:
-            raise CliError(f"{args.log} has no match {args.match}")
-        matches = chosen
     console = _console(out, args.no_color)
     status = EXIT_OK
-    for i, logged in enumerate(matches):
-        if i and not args.quiet:
+    shown = 0
+    for logged in iter_log(args.log):  # one match at a time; a bad line stops the replay there
+        if args.match is not None and logged.header.get("match") != args.match:
+            continue
+        if shown and not args.quiet:
             console.print()
+        shown += 1
         try:
-            replay_to_console(logged, console, quiet=args.quiet)
+            replay_to_console(logged, console, quiet=args.quiet, root=root)
         except LogError as exc:
             print(f"rulespec: replay failed: {exc}", file=err)
             status = EXIT_INVALID
+    if args.match is not None and not shown:
+        raise CliError(f"{args.log} has no match {args.match}")
     return status
 
 
@@ -425,30 +622,95 @@ COMMANDS = {"validate": cmd_validate, "schema": cmd_schema, "play": cmd_play, "s
             "describe": cmd_describe, "replay": cmd_replay}
 
 
+def _tolerant(stream: Any) -> None:
+    """Undecodable input and unprintable output become replacement characters, not exceptions."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="replace")
+        except (ValueError, OSError):
+            pass
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None,
          stdin: TextIO | None = None) -> int:
+    """Run one command; return its exit status. Every error is one line on ``err``."""
+    if out is None:
+        _tolerant(sys.stdout)
+    if err is None:
+        _tolerant(sys.stderr)
+    if stdin is None:
+        _tolerant(sys.stdin)
+    out = out or sys.stdout
+    err = err or sys.stderr
+    stdin = stdin or sys.stdin
+    try:
+        return _main(argv, out, err, stdin)
+    except KeyboardInterrupt:
+        _say(err, "rulespec: interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _quiet_stdout(out)
+        return EXIT_OK
+    except MemoryError:
+        _say(err, "rulespec: error: out of memory")
+        return EXIT_INVALID
+    except Exception as exc:  # a bug: one line, and the traceback only when asked for
+        if os.environ.get("RULESPEC_DEBUG"):
+            import traceback
+
+            traceback.print_exc(file=err)
+        _say(err, f"rulespec: internal error: {type(exc).__name__}: {_first_line(exc)} "
+                  "(please report; set RULESPEC_DEBUG=1 for the traceback)")
+        return EXIT_INTERNAL
+
+
+def _say(err: TextIO, line: str) -> None:
+    try:
+        print(line, file=err)
+        err.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _first_line(exc: BaseException) -> str:
+    try:
+        text = str(exc)
+    except Exception:  # an exception whose message cannot be made
+        return "?"
+    lines = text.splitlines()
+    first = lines[0] if lines else ""
+    return first if len(first) <= 300 else first[:297] + "..."
+
+
+def _quiet_stdout(out: TextIO) -> None:
+    """After a closed pipe (``rulespec ... | head``), nothing more is written to it, not even at exit."""
+    if out is sys.stdout:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+
+
+def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO, stdin: TextIO) -> int:
     from .agents import AgentError
     from .errors import InterpreterError, OptionError
     from .replay import LogError
 
-    out = out or sys.stdout
-    err = err or sys.stderr
-    stdin = stdin or sys.stdin
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse exits on --help and on usage errors
-        return int(exc.code or 0)
+    except SystemExit as exc:  # argparse exits on --help
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    except CliError as exc:  # a usage error: the message and the usage line
+        print(exc, file=err)
+        return EXIT_USAGE
     if args.command is None:
         parser.print_help(out)
         return EXIT_USAGE
     try:
         return COMMANDS[args.command](args, out, err, stdin)
-    except KeyboardInterrupt:
-        print("interrupted", file=err)
-        return 130
-    except BrokenPipeError:
-        return EXIT_OK
     except CliError as exc:
         print(f"rulespec: error: {exc}", file=err)
         return exc.status
@@ -462,7 +724,16 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         print(f"rulespec: error: {exc}", file=err)
         return EXIT_INVALID
     except InterpreterError as exc:
-        print(f"rulespec: error while playing: {exc}", file=err)
+        print(f"rulespec: error while playing: {_first_line(exc)}", file=err)
+        return EXIT_INVALID
+    except UnicodeError as exc:
+        print(f"rulespec: error: {_first_line(exc)}", file=err)
+        return EXIT_INVALID
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"rulespec: error: {where}{exc.strerror or exc}", file=err)
         return EXIT_INVALID
     except ModuleNotFoundError as exc:
         if exc.name not in ("rich", "matplotlib"):

@@ -25,15 +25,18 @@ from typing import Any, TextIO
 from rulespec import ast as A
 from rulespec import types as T
 
-from .agents import Agent, derive_seed, make_agent
+from .agents import Agent, AgentError, derive_seed, make_agent
+from .errors import RuleError
 from .game import Game
-from .replay import LoggedMatch, LogWriter, match_header, replay_match
+from .replay import LogError, LoggedMatch, LogWriter, check_logged_game, check_rest, match_header, replay_match
 from .state import CHANCE, State
 from .views import visible_cards
 
 __all__ = ["HUMAN", "TerminalMatch", "EventText", "view_lines", "play_match", "QuitMatch"]
 
 HUMAN = "human"
+MAX_ANSWER = 1000  # characters of one answer at the prompt; a longer line is read to its end and refused
+_UNREADABLE = "\0"  # what ``read`` returns for a line that cannot be an answer
 
 
 class QuitMatch(Exception):
@@ -304,6 +307,7 @@ class TerminalMatch:
         self.agent_seeds = list(agent_seeds) if agent_seeds is not None else [
             derive_seed(seed, "agent", p) for p in range(n)]
         self.script = list(script) if script is not None else None
+        self.script_pos = 0  # the next action of the script
         self.bots: dict[int, Agent] = {}
         self.labels = [HUMAN if s.strip().lower() == HUMAN else s for s in self.seat_specs]
         if self.script is None:
@@ -366,7 +370,7 @@ class TerminalMatch:
                 if self.viewer is not None and player != self.viewer:
                     self.hide_view()
                 if self.script is not None:
-                    if not self.script:
+                    if self.script_pos >= len(self.script):
                         break  # the log ends here
                     action = self.scripted(player)
                 elif player == CHANCE:
@@ -376,7 +380,7 @@ class TerminalMatch:
                 elif player >= 0:
                     action = self.human_turn(player)
                 else:
-                    raise RuntimeError(f"the rules stopped without a decision (player {player})")
+                    raise RuleError(f"the rules stopped without a decision (player {player})")
                 self.apply(player, action)
             if self.viewer is not None:
                 self.hide_view()
@@ -407,8 +411,9 @@ class TerminalMatch:
         from .replay import checked_action
 
         assert self.script is not None
-        record = self.script.pop(0)
-        return checked_action(self.state, record, f"action {len(self.state.history) + 1}")
+        record = self.script[self.script_pos]
+        self.script_pos += 1
+        return checked_action(self.state, record, f"action {self.script_pos}")
 
     def public_label(self, label: str, before: tuple[list[int], list[int]], actor: int | None) -> str:
         """The label with the names of cards that a human other than the actor may not see replaced."""
@@ -460,13 +465,22 @@ class TerminalMatch:
         self.console.print(prompt, end="", highlight=False, markup=False)
         if self.input is None:
             raise QuitMatch("no input")
-        line = self.input.readline()
+        try:
+            line = self.input.readline(MAX_ANSWER + 1)
+            if len(line) > MAX_ANSWER and not line.endswith("\n"):
+                while line and not line.endswith("\n"):  # read the rest of the overlong line, and refuse it
+                    line = self.input.readline(65536)
+                self.out("(too long)")
+                return _UNREADABLE
+        except UnicodeDecodeError:
+            self.out("")
+            raise QuitMatch("the input is not text") from None
         if not line:
             self.out("")
             raise QuitMatch("the input ended")
         text = line.strip()
         if not getattr(self.input, "isatty", lambda: False)():
-            self.out(text)  # echo scripted answers so the transcript reads naturally
+            self.out(text if text.isprintable() else repr(text))  # echo scripted answers: the transcript reads
         return text
 
     def hide_view(self) -> None:
@@ -499,7 +513,7 @@ class TerminalMatch:
             if low in ("v", "view"):
                 self.show_view(player)
                 continue
-            if answer.isdigit() and 1 <= int(answer) <= len(legal):
+            if re.fullmatch(r"[0-9]{1,9}", answer) and 1 <= int(answer) <= len(legal):
                 return legal[int(answer) - 1]
             if answer in labels:
                 return legal[labels.index(answer)]
@@ -533,23 +547,40 @@ def play_match(game: Game, spec: str, agents: Sequence[str], seed: int, console:
 
 def resume_match(logged: LoggedMatch, game: Game, console: Any, input_stream: TextIO | None, log_path: str | None,
                  agents: Sequence[str] | None = None) -> State:
-    """Continue a logged match: replay its actions, then play on (appending to ``log_path``)."""
+    """Continue a logged match: replay its actions (checked as ``replay`` checks them), then play on
+    (appending to ``log_path``). Agents given here replace the log's; the log's are checked like a log."""
     header = logged.header
     state = replay_match(logged, game, verify_end=False)
-    specs = list(agents) if agents else list(header.get("agents") or [])
-    match = TerminalMatch(game, str(header["spec"]), specs, int(header["seed"]), console, input_stream, log_path,
+    if agents:
+        specs = list(agents)
+    else:
+        specs = list(header.get("agents") or [])
+        if not specs:
+            raise LogError(f"{logged.path}:{logged.line}: the header names no agents (give --agents)")
+        seeds = header.get("agent_seeds") or [0] * len(specs)
+        for p, spec_text in enumerate(specs):
+            if spec_text.strip().lower() != HUMAN:
+                try:
+                    make_agent(spec_text, game, p, seeds[p])
+                except AgentError as exc:
+                    raise LogError(f"{logged.path}:{logged.line}: agent of seat {p}: {exc}") from None
+    match = TerminalMatch(game, str(header["spec"]), specs, header["seed"], console, input_stream, log_path,
                           header.get("base_seed"), header.get("agent_seeds"), state=state, append_log=True,
-                          match=int(header.get("match", 0)))
+                          match=header.get("match", 0))
     match.intro()
     match.out(f"Resumed after {len(state.history)} actions (round {state.round}, turn {state.turn}).", style="bold")
     return match.run()
 
 
-def replay_to_console(logged: LoggedMatch, console: Any, quiet: bool = False) -> State:
-    """Print a logged match as it is re-applied (everything shown), checking it against its log."""
-    from .replay import LogError, end_record, load_logged_game
+def replay_to_console(logged: LoggedMatch, console: Any, quiet: bool = False, root: str | None = None,
+                      game: Game | None = None) -> State:
+    """Print a logged match as it is re-applied (everything shown), checking it against its log
+    with the checker of ``replay_match``. The spec is found by ``load_logged_game(logged, root)``."""
+    from .replay import load_logged_game
 
-    game = load_logged_game(logged)
+    if game is None:
+        game = load_logged_game(logged, root)
+    check_logged_game(logged, game)
     header = logged.header
     n = game.num_players
     agents = list(header.get("agents") or ["?"] * n)
@@ -560,19 +591,13 @@ def replay_to_console(logged: LoggedMatch, console: Any, quiet: bool = False) ->
         from rich.console import Console
 
         quiet_console = Console(file=io.StringIO(), width=100)
-    match = TerminalMatch(game, str(header["spec"]), agents, int(header["seed"]), quiet_console,
+    match = TerminalMatch(game, str(header["spec"]), agents, header["seed"], quiet_console,
                           base_seed=header.get("base_seed"), agent_seeds=header.get("agent_seeds"),
                           script=logged.actions, reveal_all=True)
     match.intro()
     state = match.run()
     where = f"{logged.path} match {header.get('match', 0)}"
-    if logged.end is not None:
-        if not state.is_terminal():
-            raise LogError(f"{where}: the log says the match ended, but it goes on after {len(state.history)} actions")
-        got = end_record(state)
-        for key in ("winners", "totals", "returns"):
-            if key in logged.end and json.loads(json.dumps(got[key])) != logged.end[key]:
-                raise LogError(f"{where}: {key} differ: the log says {logged.end[key]}, the replay gives {got[key]}")
+    check_rest(logged, state, match.script_pos, where)
     if state.is_terminal():
         winners = ", ".join(game.seat_names[w] for w in state.winners()) or "nobody"
         verdict = f"identical to the log; winners {winners}" if logged.end is not None else \

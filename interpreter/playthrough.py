@@ -57,8 +57,10 @@ def read_header(text: str, where: str = "<text>") -> Header:
 def generate(header: Header, root: Path | None = None) -> str:
     """The full text of the playthrough described by ``header``."""
     root = root if root is not None else DEFAULT_DIR.parent.parent
-    spec = root / header["spec"]
-    game = load_game(str(spec), players=header["players"], options=header["options"])
+    spec = (root / str(header["spec"])).resolve()
+    if not spec.is_relative_to(root.resolve()) or not spec.is_file():
+        raise ValueError(f"the spec {header['spec']!r} of a playthrough must be a file inside {root}")
+    game = load_game(str(spec), players=header["players"], options=header["options"], root=str(root))
     seed = header["seed"]
     rng = random.Random(seed)
     lines = [
@@ -128,6 +130,24 @@ def regenerate(directory: Path = DEFAULT_DIR, root: Path | None = None) -> list[
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line; every error is one line on stderr (exit 1), never a traceback."""
+    from rulespec import SpecError
+
+    from .errors import InterpreterError
+
+    try:
+        return _main(argv)
+    except SpecError as exc:
+        print(str(exc).splitlines()[0] if str(exc) else "invalid spec", file=sys.stderr)
+    except (InterpreterError, ValueError, OSError, RecursionError) as exc:
+        print(f"playthrough: error: {exc}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("playthrough: interrupted", file=sys.stderr)
+        return 130
+    return 1
+
+
+def _main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m interpreter.playthrough", description=__doc__.split("\n")[0])
     parser.add_argument("spec", nargs="?", help="a spec, to write one new playthrough")
     parser.add_argument("--players", type=int, default=None)

@@ -17,24 +17,42 @@ between two runs: two-proportion z-tests for rates, Welch z-tests for means.
 from __future__ import annotations
 
 import math
+import os
+import signal
 import statistics
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .agents import AgentError, derive_seed, make_agent
+from .errors import InterpreterError, RuleError
 from .game import Game, load_game
 from .state import CHANCE
 
 __all__ = [
     "MatchRecord", "SimulationResult", "simulate", "run_match", "match_seeds", "seat_agents", "expand_agents",
     "summarize", "print_summary", "compare", "print_comparison", "plot", "wilson", "two_proportion_p",
-    "welch_p", "SIGNIFICANCE", "run_name",
+    "welch_p", "SIGNIFICANCE", "run_name", "MatchError", "WorkerError", "MAX_GAMES", "max_jobs",
 ]
 
 Z95 = 1.959963984540054
 SIGNIFICANCE = 0.05
 SEED_MODULUS = 2**32
+MAX_GAMES = 10_000_000  # matches in one run
+
+
+def max_jobs() -> int:
+    """The most worker processes a run uses: one per core (more would only wait for a core)."""
+    return max(1, os.cpu_count() or 1)
+
+
+class MatchError(InterpreterError):
+    """A match of a run failed: ``match 3 (seed 17): file:line:col: <the rule's error>``."""
+
+
+class WorkerError(RuntimeError):
+    """A worker process failed in a way that is not the rules' fault (a bug, or the process was killed)."""
 
 
 # ====================================================================== running matches
@@ -124,23 +142,26 @@ def run_match(game: Game, agents: Sequence[str], state_seed: int, agent_seeds: S
     import random
 
     bots = [make_agent(spec, game, p, agent_seeds[p]) for p, spec in enumerate(agents)]
-    state = game.new_initial_state(state_seed)
-    chance_rng = random.Random(derive_seed(state_seed, "chance"))
     first: int | None = None
     moves: list[tuple[int, int, str]] | None = [] if keep_moves else None
-    while not state.is_terminal():
-        player = state.current_player()
-        if player == CHANCE:
-            action = state.sample_chance_outcome(chance_rng)
-        elif player < 0:
-            raise RuntimeError(f"match {index}: the rules stopped without a decision (player {player})")
-        else:
-            action = bots[player].step(state)
-            if first is None:
-                first = player
-        if moves is not None:
-            moves.append((player, action, state.action_to_string(action)))
-        state.apply_action(action)
+    try:
+        state = game.new_initial_state(state_seed)
+        chance_rng = random.Random(derive_seed(state_seed, "chance"))
+        while not state.is_terminal():
+            player = state.current_player()
+            if player == CHANCE:
+                action = state.sample_chance_outcome(chance_rng)
+            elif player < 0:
+                raise RuleError(f"the rules stopped without a decision (player {player})")
+            else:
+                action = bots[player].step(state)
+                if first is None:
+                    first = player
+            if moves is not None:
+                moves.append((player, action, state.action_to_string(action)))
+            state.apply_action(action)
+    except (InterpreterError, AgentError) as exc:
+        raise MatchError(f"match {index} (seed {state_seed}): {exc}") from None
     events = state.events
     return MatchRecord(
         index=index, seed=state_seed, agents=[b.label for b in bots], agent_seeds=list(agent_seeds),
@@ -150,53 +171,199 @@ def run_match(game: Game, agents: Sequence[str], state_seed: int, agent_seeds: S
     )
 
 
-_WORKER_GAME: Game | None = None
+def _worker_main(conn: Any, path: str, players: int, options: dict[str, Any], root: str | None) -> None:
+    """A worker process: load the game, then play the chunks of matches it is sent, in order."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    number = None
+    try:
+        try:
+            game = load_game(path, players=players, options=options, root=root)
+            while True:
+                item = conn.recv()
+                if item is None:
+                    return
+                number, tasks = item
+                records = [run_match(game, seats, state_seed, agent_seeds, index, keep)
+                           for index, seats, state_seed, agent_seeds, keep in tasks]
+                conn.send(("ok", number, records))
+        except (EOFError, OSError):
+            return  # the parent is gone
+        except Exception as exc:  # sent to the parent, which reports it
+            conn.send(("error", number, _transportable(exc)))
+    except (EOFError, OSError, KeyboardInterrupt):
+        return
 
 
-def _worker_init(path: str, players: int, options: dict[str, Any]) -> None:
-    global _WORKER_GAME
-    _WORKER_GAME = load_game(path, players=players, options=options)
+def _transportable(exc: BaseException) -> BaseException:
+    """The exception itself when it is one of ours (it pickles), else a WorkerError describing it."""
+    if isinstance(exc, MatchError):
+        return MatchError(str(exc))
+    if isinstance(exc, InterpreterError):
+        return MatchError(f"{type(exc).__name__}: {exc}")
+    import traceback
+
+    detail = "".join(traceback.format_exception(exc)) if os.environ.get("RULESPEC_DEBUG") else ""
+    return WorkerError(f"{type(exc).__name__}: {exc}" + (f"\n{detail}" if detail else ""))
 
 
-def _worker_run(task: tuple[int, list[str], int, list[int], bool]) -> MatchRecord:
-    index, agents, state_seed, agent_seeds, keep = task
-    assert _WORKER_GAME is not None
-    return run_match(_WORKER_GAME, agents, state_seed, agent_seeds, index, keep)
+def _as_error(payload: Any) -> BaseException:
+    return payload if isinstance(payload, BaseException) else WorkerError(f"a worker failed: {payload!r}")
+
+
+class _Workers:
+    """A fixed set of worker processes, one pipe each, fed one chunk of matches at a time.
+
+    Nothing is shared between the processes but their pipes, so stopping (at the end, on an
+    error or on Ctrl-C) is terminating the processes: no lock can be left held. Workers ignore
+    SIGINT; the parent turns Ctrl-C into one KeyboardInterrupt and stops them.
+    """
+
+    def __init__(self, jobs: int, path: str, players: int, options: dict[str, Any], root: str | None):
+        import multiprocessing
+
+        ctx = multiprocessing.get_context()
+        self.procs: list[Any] = []
+        self.conns: list[Any] = []
+        interrupted: list[int] = []
+        main = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(1)) if main else None
+        try:
+            for _ in range(jobs):
+                parent_end, child_end = ctx.Pipe()
+                proc = ctx.Process(target=_worker_main, args=(child_end, path, players, options, root),
+                                   daemon=True)
+                proc.start()
+                child_end.close()
+                self.procs.append(proc)
+                self.conns.append(parent_end)
+        except BaseException:
+            self.stop()
+            raise
+        finally:
+            if main:
+                signal.signal(signal.SIGINT, previous)
+        if interrupted:
+            self.stop()
+            raise KeyboardInterrupt
+
+    def run(self, chunks: Iterator[list[Any]]) -> Iterator[MatchRecord]:
+        """The records of every chunk, in chunk order."""
+        from multiprocessing.connection import wait
+
+        busy: dict[Any, int] = {}
+        done: dict[int, Any] = {}  # chunk number -> its records, or the error that stopped it
+        sent = 0
+        ready = 0
+        failed = False
+
+        def feed(conn: Any) -> None:
+            nonlocal sent
+            chunk = next(chunks, None) if not failed else None
+            if chunk is not None:
+                try:
+                    conn.send((sent, chunk))
+                except OSError:
+                    pass  # the worker is gone: reading its pipe says why
+                busy[conn] = sent
+                sent += 1
+
+        for conn in self.conns:
+            feed(conn)
+        while busy:
+            for conn in wait(list(busy)):
+                try:
+                    message = conn.recv()  # type: ignore[union-attr,call-arg]
+                except (EOFError, OSError):
+                    proc = self.procs[self.conns.index(conn)]
+                    proc.join(1)
+                    raise WorkerError(f"a worker process stopped unexpectedly (exit code {proc.exitcode})") from None
+                kind, number, payload = message
+                del busy[conn]
+                if kind == "error":
+                    if number is None:  # the worker could not start
+                        raise _as_error(payload)
+                    failed = True  # the first failing match is reported once every match before it is played
+                done[number] = payload
+                if kind == "ok":
+                    feed(conn)
+            while ready in done:
+                result = done.pop(ready)
+                if isinstance(result, BaseException):
+                    raise result
+                yield from result
+                ready += 1
+
+    def stop(self, graceful: bool = False) -> None:
+        for conn in self.conns:
+            if graceful:
+                try:
+                    conn.send(None)
+                except (OSError, ValueError):
+                    pass
+        for proc in self.procs:
+            if graceful:
+                proc.join(5)
+            if proc.is_alive():
+                proc.terminate()
+        for proc in self.procs:
+            proc.join(5)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+        for conn in self.conns:
+            conn.close()
 
 
 def simulate(path: str, games: int, agents: Sequence[str] | None = None, players: int | None = None,
              options: dict[str, Any] | None = None, seed: int = 0, jobs: int = 1, rotate: bool = False,
-             keep_moves: bool = False, progress: Callable[[int], None] | None = None) -> SimulationResult:
+             keep_moves: bool = False, progress: Callable[[int], None] | None = None,
+             root: str | None = None) -> SimulationResult:
     """Play ``games`` bot matches of the spec at ``path``; the same arguments give the same records
-    whatever ``jobs`` is."""
-    game = load_game(path, players=players, options=options or {})
+    whatever ``jobs`` is. A rule failing in a match raises ``MatchError`` naming the match and its seed."""
+    if not 0 <= games <= MAX_GAMES:
+        raise ValueError(f"games must be from 0 to {MAX_GAMES}")
+    game = load_game(path, players=players, options=options or {}, root=root)
     n = game.num_players
     # bad names and parameters fail here, before any match; labels are normalised (mcts -> mcts:200)
     seat_specs = [make_agent(spec, game, p, 0).label for p, spec in enumerate(expand_agents(agents, n))]
     result = SimulationResult(spec=path, game=game.name, players=n, options=dict(game.options),
                               seat_names=game.seat_names, agents=seat_specs, rotate=rotate, seed=seed)
-    tasks = []
-    for index in range(games):
-        state_seed, agent_seeds = match_seeds(seed, index, n)
-        tasks.append((index, seat_agents(seat_specs, index, rotate), state_seed, agent_seeds, keep_moves))
-    jobs = max(1, min(int(jobs), games)) if games else 1
+
+    def tasks() -> Iterator[tuple[int, list[str], int, list[int], bool]]:
+        for index in range(games):
+            state_seed, agent_seeds = match_seeds(seed, index, n)
+            yield index, seat_agents(seat_specs, index, rotate), state_seed, agent_seeds, keep_moves
+
+    jobs = max(1, min(int(jobs), games, max_jobs())) if games else 1
     if jobs == 1:
-        for task in tasks:
-            index, seats, state_seed, agent_seeds, keep = task
+        for index, seats, state_seed, agent_seeds, keep in tasks():
             result.records.append(run_match(game, seats, state_seed, agent_seeds, index, keep))
             if progress is not None:
                 progress(len(result.records))
         return result
-    import multiprocessing
+    # chunks of several matches keep inter-process traffic small; records come back in match order
+    size = max(1, min(16, games // (jobs * 8)))
 
-    # chunks of several matches keep inter-process traffic small; imap keeps match order
-    chunk = max(1, min(16, games // (jobs * 8)))
-    with multiprocessing.get_context().Pool(jobs, initializer=_worker_init,
-                                            initargs=(path, n, dict(game.options))) as pool:
-        for record in pool.imap(_worker_run, tasks, chunksize=chunk):
+    def chunks() -> Iterator[list[Any]]:
+        chunk: list[Any] = []
+        for task in tasks():
+            chunk.append(task)
+            if len(chunk) == size:
+                yield chunk
+                chunk = []
+        if chunk:
+            yield chunk
+
+    workers = _Workers(jobs, path, n, dict(game.options), root)
+    finished = False
+    try:
+        for record in workers.run(chunks()):
             result.records.append(record)
             if progress is not None:
                 progress(len(result.records))
+        finished = True
+    finally:
+        workers.stop(graceful=finished)
     return result
 
 
@@ -508,6 +675,12 @@ def _comparison_cells(r: dict[str, Any]) -> list[str]:
 # ====================================================================== plots
 
 
+def _bar(half: float) -> float:
+    """An error bar's half length in percent: never negative (at a 0% or 100% rate the interval's
+    bound and the rate differ by a rounding error of either sign)."""
+    return max(0.0, 100 * half)
+
+
 def plot(summaries: Sequence[dict[str, Any]], results: Sequence[SimulationResult], path: str,
          labels: Sequence[str] | None = None) -> None:
     """A PNG: final score distribution per seat, win rate per seat and per agent (95% CIs)."""
@@ -537,7 +710,7 @@ def plot(summaries: Sequence[dict[str, Any]], results: Sequence[SimulationResult
         seats = summary["seats"]
         xs = [p + (k - (len(summaries) - 1) / 2) * width for p in range(len(seats))]
         rates = [100 * s["win_rate"] for s in seats]
-        err = [[100 * (s["win_rate"] - s["ci"][0]) for s in seats], [100 * (s["ci"][1] - s["win_rate"]) for s in seats]]
+        err = [[_bar(s["win_rate"] - s["ci"][0]) for s in seats], [_bar(s["ci"][1] - s["win_rate"]) for s in seats]]
         ax.bar(xs, rates, width=width, yerr=err, capsize=4, color=f"C{k}", alpha=0.8, label=labels[k])
     ax.axhline(100 / summaries[0]["players"], color="grey", linestyle="--", linewidth=1, label="fair share")
     ax.set_xticks(range(summaries[0]["players"]), [s["name"] for s in summaries[0]["seats"]])
@@ -559,8 +732,8 @@ def plot(summaries: Sequence[dict[str, Any]], results: Sequence[SimulationResult
                 a = found[name]
                 xs.append(i + (k - (len(summaries) - 1) / 2) * width)
                 rates.append(100 * a["win_rate"])
-                low.append(100 * (a["win_rate"] - a["ci"][0]))
-                high.append(100 * (a["ci"][1] - a["win_rate"]))
+                low.append(_bar(a["win_rate"] - a["ci"][0]))
+                high.append(_bar(a["ci"][1] - a["win_rate"]))
         ax.bar(xs, rates, width=width, yerr=[low, high], capsize=4, color=f"C{k}", alpha=0.8, label=labels[k])
     ax.axhline(100 / summaries[0]["players"], color="grey", linestyle="--", linewidth=1)
     ax.set_xticks(range(len(names)), names)

@@ -63,7 +63,7 @@ def test_play_a_human_seat_against_bots_to_the_end(tmp_path, spec, players, agen
     # the log replays to the same end
     (logged,) = read_log(str(log))
     assert logged.complete and logged.header["agents"][0] == "human"
-    state = replay_match(logged)
+    state = replay_match(logged, root=str(ROOT))  # the spec is outside the log's folder
     assert state.is_terminal() and state.winners() == logged.end["winners"]
 
 
@@ -113,11 +113,11 @@ def test_play_quit_and_resume_from_the_log_gives_the_uninterrupted_match(tmp_pat
     assert status == 0 and f"Continue with: rulespec play --resume {cut}" in out
     (partial,) = read_log(str(cut))
     assert not partial.complete and len(partial.actions) >= 12
-    status, out, err = run("play", "--resume", str(cut), stdin=ANSWERS)
+    status, out, err = run("play", "--resume", str(cut), "--root", str(ROOT), stdin=ANSWERS)
     assert status == 0, err
     assert f"Resumed after {len(partial.actions)} actions" in out and "Match over" in out
     assert cut.read_text() == whole.read_text()
-    status, out, _ = run("play", "--resume", str(cut))
+    status, out, _ = run("play", "--resume", str(cut), "--root", str(ROOT))
     assert status == 0 and "already over" in out
 
 
@@ -224,7 +224,7 @@ def test_simulate_json_plot_and_log(tmp_path):
     assert [m.header["match"] for m in matches] == list(range(12))
     for logged, record in zip(matches, data["matches"]):
         assert logged.header["agents"] == record["agents"]
-        assert replay_match(logged).winners() == record["winners"]
+        assert replay_match(logged, root=str(ROOT)).winners() == record["winners"]
 
 
 def test_simulate_compare_prints_the_significant_differences():
@@ -247,7 +247,7 @@ def test_replay_prints_the_match_as_played_and_checks_it(tmp_path):
     log = tmp_path / "ttt.jsonl"
     status, played, _ = run("play", TICTACTOE, "--agents", "random", "--seed", "4", "--log", str(log))
     assert status == 0
-    status, replayed, err = run("replay", str(log))
+    status, replayed, err = run("replay", str(log), "--root", str(ROOT))
     assert status == 0, err
     assert replayed == played + f"Replayed {log} match 0: 7 actions, identical to the log; winners x.\n"
     assert played == """\
@@ -270,7 +270,7 @@ After 1 round(s) and 7 actions. Winner: x
          x  total      1
          o  total      0
 """
-    status, quiet, _ = run("replay", str(log), "--quiet")
+    status, quiet, _ = run("replay", str(log), "--quiet", "--root", str(ROOT))
     assert quiet == f"Replayed {log} match 0: 7 actions, identical to the log; winners x.\n"
 
 
@@ -282,7 +282,7 @@ def test_replay_reports_a_log_that_does_not_match(tmp_path):
     record["label"] = "o(9,9)"
     lines[2] = json.dumps(record)
     log.write_text("\n".join(lines) + "\n")
-    status, _, err = run("replay", str(log))
+    status, _, err = run("replay", str(log), "--root", str(ROOT))
     assert status == 1
     assert err == "rulespec: replay failed: action 2: the log says 'o(9,9)', the rules call action 6 'o(2,0)'\n"
 
@@ -290,7 +290,7 @@ def test_replay_reports_a_log_that_does_not_match(tmp_path):
 def test_replay_of_an_unfinished_log(tmp_path):
     log = tmp_path / "cut.jsonl"
     run("play", TICTACTOE, "--agents", "human,random", "--seed", "1", "--log", str(log), stdin="1\nq\n")
-    status, out, _ = run("replay", str(log), "--quiet")
+    status, out, _ = run("replay", str(log), "--quiet", "--root", str(ROOT))
     assert status == 0
     assert out == (f"Replayed {log} match 0: 2 actions, the log stops here, the match is not over "
                    f"(continue it with rulespec play --resume {log}).\n")

@@ -14,7 +14,9 @@ uninterrupted one would have.
 from __future__ import annotations
 
 import hashlib
+import math
 import random
+import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
@@ -105,18 +107,28 @@ def agent_names() -> list[str]:
     return list(AGENTS)
 
 
+MAX_SPEC = 200  # characters of an agent spec
+
+
 def parse_agent_spec(text: str) -> tuple[str, dict[str, Any]]:
-    """``"mcts:200:depth=6"`` -> ``("mcts", {"iterations": 200, "depth": 6})``."""
+    """``"mcts:200:depth=6"`` -> ``("mcts", {"iterations": 200, "depth": 6})``.
+
+    Every parameter is a finite number (``nan``, ``inf`` and ``1e999`` are refused here; each
+    agent checks its own ranges)."""
     names = agent_names()
-    parts = [p.strip() for p in str(text).strip().split(":")]
+    if not isinstance(text, str) or len(text) > MAX_SPEC or not text.isprintable():
+        raise AgentError(f"not an agent: {_shown(text)} (agents: {', '.join(names)})")
+    parts = [p.strip() for p in text.strip().split(":")]
     name = parts[0].lower()
     if name not in AGENTS:
+        if not name:
+            raise AgentError(f"an agent name is missing in '{text}' (agents: {', '.join(names)})")
         raise AgentError(f"unknown agent '{parts[0]}' (agents: {', '.join(names)})")
     cls = AGENTS[name]
     params: dict[str, Any] = {}
     for i, part in enumerate(parts[1:]):
         if not part:
-            continue
+            raise AgentError(f"agent '{name}': a parameter is missing after ':' in '{text}'")
         if "=" in part:
             key, value = (x.strip() for x in part.split("=", 1))
         else:
@@ -126,19 +138,34 @@ def parse_agent_spec(text: str) -> tuple[str, dict[str, Any]]:
             key, value = cls.params[i], part
         if key not in cls.params:
             raise AgentError(f"agent '{name}' has no parameter '{key}' (parameters: {', '.join(cls.params) or 'none'})")
+        if key in params:
+            raise AgentError(f"agent '{name}': parameter '{key}' is given twice")
         params[key] = _number(value, f"agent '{name}' parameter '{key}'")
     return name, params
 
 
+def _shown(text: Any) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
 def _number(text: str, what: str) -> float | int:
-    try:
+    """A parameter's number: an integer (at most 18 digits) or a finite decimal."""
+    if re.fullmatch(r"[+-]?[0-9]{1,18}", text):
         return int(text)
-    except ValueError:
-        pass
-    try:
-        return float(text)
-    except ValueError:
-        raise AgentError(f"{what}: '{text}' is not a number") from None
+    if re.fullmatch(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?", text) and len(text) <= 40:
+        value = float(text)
+        if math.isfinite(value):
+            return value
+        raise AgentError(f"{what}: '{text}' is too large")
+    raise AgentError(f"{what}: {_shown(text)} is not a number")
+
+
+def whole(value: float | int, what: str, low: int, high: int) -> int:
+    """``value`` as a whole number from ``low`` to ``high``, or an ``AgentError`` saying so."""
+    if not (isinstance(value, (int, float)) and math.isfinite(value) and value == int(value) and low <= value <= high):
+        raise AgentError(f"{what} must be a whole number of at least {low} (and at most {high}), not {value:g}")
+    return int(value)
 
 
 def make_agent(spec: str, game: Game, player: int, seed: int = 0) -> Agent:

@@ -11,13 +11,15 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from ..sampling import sample_consistent
-from . import Agent, AgentError, evaluate
+from . import Agent, evaluate, whole
 
 if TYPE_CHECKING:
     from ..game import Game
     from ..state import State
 
-__all__ = ["GreedyAgent"]
+__all__ = ["GreedyAgent", "MAX_SAMPLES"]
+
+MAX_SAMPLES = 100_000
 
 
 class GreedyAgent(Agent):
@@ -28,9 +30,7 @@ class GreedyAgent(Agent):
 
     def __init__(self, game: Game, player: int, seed: int = 0, samples: Any = 4):
         super().__init__(game, player, seed)
-        if int(samples) != samples or samples < 1:
-            raise AgentError(f"greedy: samples must be a whole number of at least 1, not {samples}")
-        self.samples = int(samples)
+        self.samples = whole(samples, "greedy: samples", 1, MAX_SAMPLES)
 
     @property
     def label(self) -> str:

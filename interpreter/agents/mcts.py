@@ -23,7 +23,7 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from ..sampling import sample_consistent
-from . import Agent, AgentError, evaluate
+from . import Agent, AgentError, evaluate, whole
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -34,6 +34,8 @@ __all__ = ["MCTSAgent", "DEFAULT_ITERATIONS"]
 DEFAULT_ITERATIONS = 200
 DEFAULT_DEPTH = 4
 DEFAULT_EXPLORATION = 0.7
+MAX_ITERATIONS = 1_000_000
+MAX_DEPTH = 10_000
 
 
 class _Node:
@@ -55,12 +57,11 @@ class MCTSAgent(Agent):
     def __init__(self, game: Game, player: int, seed: int = 0, iterations: Any = DEFAULT_ITERATIONS,
                  depth: Any = DEFAULT_DEPTH, c: Any = DEFAULT_EXPLORATION, prior: Any = 0):
         super().__init__(game, player, seed)
-        if int(iterations) != iterations or iterations < 1:
-            raise AgentError(f"mcts: iterations must be a whole number of at least 1, not {iterations}")
-        if int(depth) != depth or depth < 0:
-            raise AgentError(f"mcts: depth must be a whole number of at least 0, not {depth}")
-        if c < 0:
-            raise AgentError(f"mcts: c must be at least 0, not {c}")
+        iterations = whole(iterations, "mcts: iterations", 1, MAX_ITERATIONS)
+        depth = whole(depth, "mcts: depth", 0, MAX_DEPTH)
+        if not (math.isfinite(c) and 0 <= c <= 1000):
+            raise AgentError(f"mcts: c must be a number from 0 to 1000, not {c:g}")
+        prior = whole(prior, "mcts: prior", 0, 1)
         self.iterations = int(iterations)
         self.depth = int(depth)
         self.c = float(c)
