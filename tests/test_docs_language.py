@@ -527,11 +527,11 @@ def test_every_builtin_is_named_in_the_reference_text():
 
 
 def test_the_documented_limits_are_the_codes():
-    from interpreter.cards import MAX_CARDS
     from interpreter.budget import MAX_NESTING
-    from rulespec.check import MAX_ACTIONS
+    from interpreter.cards import MAX_CARDS
     from interpreter.limits import DEFAULT_LIMITS as RUN
     from interpreter.link import MAX_PIECES
+    from rulespec.check import MAX_ACTIONS
     from rulespec.language import MAX_DEPTH, MAX_TEXT
     from rulespec.model import DEFAULT_LOOP_LIMIT, DEFAULT_MAX_ACTIONS
     from rulespec.source import Limits
