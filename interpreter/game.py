@@ -18,9 +18,11 @@ from rulespec.compiler import GameDef
 from rulespec.errors import did_you_mean
 
 from . import flow
+from .budget import start_step
 from .errors import OptionError, RuleError
+from .limits import DEFAULT_LIMITS, RunLimits
 from .link import Link
-from .state import CHANCE, State
+from .state import CHANCE, State, action_id
 from .static import evaluate_static
 
 __all__ = ["Game", "load_game", "game_from_text"]
@@ -30,13 +32,22 @@ class Game:
     """An immutable game: rules linked for ``num_players`` and ``options``."""
 
     def __init__(self, gamedef: GameDef, players: int | None = None, options: Mapping[str, Any] | None = None,
-                 explicit_chance: bool = False):
+                 explicit_chance: bool = False, limits: RunLimits | None = None):
         self.gamedef = gamedef
         model = gamedef.model
+        if limits is None:
+            limits = DEFAULT_LIMITS
+        elif not isinstance(limits, RunLimits):
+            raise OptionError(f"limits must be an interpreter.RunLimits, not {type(limits).__name__}")
+        self.limits = limits
         self.num_players = _check_players(model, players)
         self.options = resolve_options(gamedef, dict(options or {}), self.num_players)
         self.explicit_chance = bool(explicit_chance)
-        link = Link(gamedef, self.num_players, self.options, self.explicit_chance)
+        self.max_actions_span = model.max_actions_span
+        spec_length = _spec_game_length(model, self.options, self.num_players)
+        self.max_game_length = min(spec_length, limits.max_actions)
+        self.length_capped = spec_length > limits.max_actions
+        link = Link(gamedef, self.num_players, self.options, self.explicit_chance, limits=limits)
         self.link = link
         self.codes = link.codes
         self.cards = link.cards
@@ -44,8 +55,6 @@ class Game:
         self.zone_face = link.zone_face
         self.num_distinct_actions = max(1, link.actions.size)
         self.max_chance_outcomes = link.max_chance_outcomes
-        self.max_game_length = int(evaluate_static(model.max_actions, self.options, self.num_players))
-        self.max_actions_span = model.max_actions_span
         self.min_utility, self.max_utility, self.utility_sum = link.utility_bounds
         self.resolve = flow.resolve  # carries out a chosen option (a plain function: the hot path)
         self._labels: dict[int, list[Any]] = {}  # label templates, compiled when first shown
@@ -73,13 +82,20 @@ class Game:
     def __repr__(self) -> str:
         return f"<Game {self.name} players={self.num_players} options={self.options}>"
 
+    def length_message(self) -> str:
+        """Why a match may take no more actions (the spec's bound, or the engine's when smaller)."""
+        bound = "RunLimits.max_actions" if self.length_capped else "game.limits.actions"
+        return f"the match took more than {self.max_game_length} actions ({bound}): the rules do not end it"
+
     def heuristic(self, state: State, player: int) -> float:
         """The spec's `heuristic:` for ``player`` (default: total + this round's score)."""
+        start_step(state)
         return float(self.link.heuristic(state, {"p": player}))
 
     def check_invariants(self, state: State) -> list[str]:
         """Messages of the spec's `invariants:` that do not hold in ``state`` (empty when all hold)."""
         failed = []
+        start_step(state)
         for message, check, span in self.link.invariants:
             try:
                 ok = bool(check(state, {}))
@@ -99,12 +115,18 @@ class Game:
     def new_initial_state(self, seed: int = 0) -> State:
         state = self.link.new_state(seed)
         state.game = self
+        start_step(state)
         self.link.initial_values(state)
         flow.run(state)
         return state
 
-    def state_from_json(self, text: str) -> State:
-        return State.from_dict(self, json.loads(text))
+    def state_from_json(self, text: str | bytes) -> State:
+        """A state saved with ``to_json()``, checked against this game: ``StateError`` when the
+        text is not JSON, is too large or too deep, belongs to another game, or holds anything a
+        match of this game could not have reached."""
+        from .state_check import load_state, parse_state_text
+
+        return load_state(self, parse_state_text(text))
 
     def deserialize_state(self, text: str) -> State:
         return self.state_from_json(text)
@@ -112,6 +134,8 @@ class Game:
     # ------------------------------------------------------------------ actions
     def describe_action(self, action: int, chance: bool = False) -> str:
         """A readable name for any action id, legal or not (no state needed)."""
+        if type(action) is not int:
+            action = action_id(action)  # IllegalActionError for what is not an id
         if chance:
             return f"chance outcome {action}"
         spec = self.link.actions.find(action)
@@ -136,6 +160,8 @@ class Game:
 
     def action_label(self, state: State, action: int) -> str:
         """The label of ``action`` in ``state``: the spec's label when it is legal there."""
+        if type(action) is not int:
+            action = action_id(action)  # IllegalActionError for what is not an id
         pending = state.pending
         if pending is not None and not state.over and action in pending[1]:
             index = pending[1].index(action)
@@ -161,6 +187,7 @@ class Game:
                     parts.append((compile_expr(part, self.link), _text_of(part, self.link)))
             cache[id(template)] = parts
         out = []
+        start_step(state)  # a label is evaluated on its own budget, whatever ran before
         for part in parts:
             if isinstance(part, str):
                 out.append(part)
@@ -211,6 +238,20 @@ def _text_of(node: Any, link: Link) -> Any:
     return text
 
 
+def _spec_game_length(model: Any, options: dict[str, Any], num_players: int) -> int:
+    """The spec's `game.limits.actions`, evaluated."""
+    where = model.max_actions_span
+    try:
+        value = evaluate_static(model.max_actions, options, num_players)
+    except RuleError as exc:
+        raise OptionError(f"{where}: game.limits.actions: {exc.detail}") from None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if type(value) is not int or value < 1:
+        raise OptionError(f"{where}: game.limits.actions must be a positive whole number, not {value!r}")
+    return value
+
+
 def _check_players(model: Any, players: int | None) -> int:
     allowed = model.players
     if players is None:
@@ -258,29 +299,40 @@ def resolve_options(gamedef: GameDef, given: dict[str, Any], num_players: int) -
 
 
 def load_game(path: str, players: int | None = None, options: Mapping[str, Any] | None = None,
-              explicit_chance: bool = False) -> Game:
-    """Compile the spec at ``path`` and bind it to a player count and options."""
-    return Game(_cached_compile(path), players, options, explicit_chance)
+              explicit_chance: bool = False, limits: RunLimits | None = None, root: str | None = None) -> Game:
+    """Compile the spec at ``path`` and bind it to a player count and options.
+
+    ``root``: the folder `extends:` may read below (default: the spec's own folder);
+    ``limits``: the run-time budget (default ``DEFAULT_LIMITS``).
+    """
+    return Game(_cached_compile(path, root), players, options, explicit_chance, limits)
 
 
 def game_from_text(text: str, players: int | None = None, options: Mapping[str, Any] | None = None,
-                   explicit_chance: bool = False, path: str = "<string>") -> Game:
-    return Game(compile_text(text, path), players, options, explicit_chance)
+                   explicit_chance: bool = False, path: str = "<string>", limits: RunLimits | None = None) -> Game:
+    return Game(compile_text(text, path), players, options, explicit_chance, limits)
 
 
-_COMPILED: dict[tuple[str, float, int], GameDef] = {}
+_COMPILED: dict[tuple[str, float, int, str | None], GameDef] = {}
 
 
-def _cached_compile(path: str) -> GameDef:
+def _compile(path: str, root: str | None) -> GameDef:
+    if root is None:
+        return compile_file(path)
+    return compile_file(path, root=root)  # type: ignore[call-arg]  # `root` lands with the path sandbox
+
+
+def _cached_compile(path: str, root: str | None = None) -> GameDef:
     import os
 
     try:
         stat = os.stat(path)
-        key = (os.path.realpath(path), stat.st_mtime, stat.st_size)
+        key = (os.path.realpath(path), stat.st_mtime, stat.st_size,
+               None if root is None else os.path.realpath(root))
     except OSError:
-        return compile_file(path)
+        return _compile(path, root)
     hit = _COMPILED.get(key)
     if hit is None:
-        hit = compile_file(path)
+        hit = _compile(path, root)
         _COMPILED[key] = hit
     return hit

@@ -18,7 +18,7 @@ from .errors import GameLengthError, IllegalActionError, RuleError
 if TYPE_CHECKING:
     from .game import Game
 
-__all__ = ["State", "CHANCE", "TERMINAL", "move_card", "move_piece", "take_card"]
+__all__ = ["State", "CHANCE", "TERMINAL", "action_id", "move_card", "move_piece", "take_card"]
 
 CHANCE = -1
 TERMINAL = -4
@@ -29,6 +29,32 @@ _FIELDS = (
     "events", "over", "winners_", "returns_",
 )
 _FORMAT = 1
+
+
+def action_id(action: Any) -> int:
+    """``action`` as a plain int: Python ints (not bools), numpy integers and 0-d integer arrays.
+
+    Anything else raises ``IllegalActionError``: every entry point that applies an id from
+    outside checks it here, so ``history`` and ``to_json()`` hold plain ints only.
+    """
+    kind = type(action)
+    if kind is int:
+        return action
+    if kind is not bool and isinstance(action, int):  # an int subclass (IntEnum, ...)
+        return int(action)
+    dtype = getattr(action, "dtype", None)
+    if dtype is not None and getattr(dtype, "kind", None) in ("i", "u") and getattr(action, "shape", None) == ():
+        try:
+            return int(action)
+        except (TypeError, ValueError, OverflowError):
+            pass
+    try:
+        shown = repr(action)
+    except Exception:  # a hostile __repr__
+        shown = f"a {kind.__name__}"
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    raise IllegalActionError(f"an action id is an integer, not {kind.__name__} {shown}")
 
 
 class State:
@@ -117,7 +143,13 @@ class State:
         return outcomes[-1][0]
 
     def apply_action(self, action: int) -> None:
-        """Apply a legal action (or chance outcome); an illegal one raises and changes nothing."""
+        """Apply a legal action (or chance outcome); an illegal one raises and changes nothing.
+
+        ``action`` is an int (numpy integers are accepted and stored as plain ints); anything
+        else (bool, float, str, None, ...) raises ``IllegalActionError``.
+        """
+        if type(action) is not int:
+            action = action_id(action)
         pending = self.pending
         if self.over or pending is None:
             raise IllegalActionError(f"action {action}: the game is over, no action is legal")
@@ -127,9 +159,7 @@ class State:
         except ValueError:
             raise IllegalActionError(self._illegal_message(action)) from None
         if len(self.history) >= self.game.max_game_length:
-            raise GameLengthError(
-                f"the match took more than {self.game.max_game_length} actions (game.limits.actions): "
-                "the rules do not end it", self.game.max_actions_span)
+            raise GameLengthError(self.game.length_message(), self.game.max_actions_span)
         self.history.append(action)
         self.pending = None
         self.game.resolve(self, pending, index)
@@ -233,15 +263,18 @@ class State:
 
     @classmethod
     def from_dict(cls, game: Game, data: dict[str, Any]) -> State:
-        if data.get("format") != _FORMAT:
-            raise ValueError(f"unknown state format {data.get('format')!r}")
-        if data.get("game") != game.fingerprint():
-            raise ValueError("this state belongs to a different game, player count or options: "
-                             f"{data.get('game')} (this game: {game.fingerprint()})")
-        state = cls(game)
-        for name in _FIELDS:
-            setattr(state, name, data[name])
-        return state
+        """A state of ``game`` from ``to_dict()`` data, checked (``StateError`` when it is not one).
+
+        The state owns its data: ``data`` is copied, so changing it later changes nothing here.
+        """
+        from .errors import StateError
+        from .state_check import load_state, parse_state_text
+
+        try:  # a private copy, as plain JSON data (cycles, odd types and deep nesting refused here)
+            text = json.dumps(data, allow_nan=True)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise StateError(f"a saved state is plain JSON data: {str(exc)[:160]}") from None
+        return load_state(game, parse_state_text(text))
 
 
 def _copy_frame(frame: list) -> list:
@@ -282,6 +315,8 @@ def take_card(s: State, zone: int, mode: int) -> int | None:
         return None
     if mode == 2 or s.shuffled[zone]:
         s.rng, i = RNG.below(s.rng, len(cards))
+        if len(cards) > 64:
+            s.ops -= len(cards)  # taking from the middle of a large zone costs its length (the caller's loop checks)
         return cards[i]
     return cards[-1] if mode == 0 else cards[0]
 

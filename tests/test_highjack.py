@@ -136,10 +136,14 @@ def round_end(state: State) -> dict:
 
 
 def with_totals(state: State, totals: list[int]) -> State:
-    """The same position with other match totals (through the state's JSON)."""
-    data = json.loads(state.to_json())
-    data["total"] = list(totals)
-    return state.game.state_from_json(json.dumps(data))
+    """The same position with other match totals.
+
+    (Not through the state's JSON: ``arrange`` leaves positions no match can reach, such as
+    a pending chance draw of a kind no longer in the pile, which ``state_from_json`` refuses.)
+    """
+    other = state.clone()
+    other.total = list(totals)
+    return other
 
 
 def seen(state: State, p: int) -> str:

@@ -185,3 +185,26 @@ def test_a_missing_extra_names_the_pip_command(monkeypatch: pytest.MonkeyPatch):
         sys.modules.pop("interpreter.adapters.pettingzoo", None)
         if saved is not None:
             sys.modules["interpreter.adapters.pettingzoo"] = saved
+
+
+def test_a_large_action_space_is_refused_when_the_env_is_made(pz: Any, tmp_path: Any):
+    spec = tmp_path / "many.yaml"
+    spec.write_text("rulespec: 1\ngame: {name: Many ids, players: 2, limits: {actions: 10}}\nround:\n  turn:\n"
+                    "    - choose:\n        - action: pick\n          for: a in range(0, 2000), b in range(0, 1000)\n"
+                    "          if: a == 0 and b == 0\n          do: [end game]\n")
+    with pytest.raises(interpreter.OptionError, match=r"2,000,000 action ids.*at most 1,000,000"):
+        pz.env(str(spec))
+
+
+def test_step_takes_numpy_ids_and_refuses_what_is_not_an_id(pz: Any):
+    import numpy as np
+
+    env = pz.raw_env(TICTACTOE, players=2)
+    env.reset(seed=0)
+    before = env.state.clone()
+    for value in (0.0, 0.9, "0", b"0", False, True, [0], np.float32(0), np.array([0])):
+        with pytest.raises(interpreter.IllegalActionError):
+            env.step(value)
+        assert env.state == before
+    env.step(np.int8(4))
+    assert env.state.history == [4] and type(env.state.history[0]) is int

@@ -33,7 +33,24 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..game import Game
     from ..state import State
 
-__all__ = ["ViewEncoder", "view_string"]
+__all__ = ["ViewEncoder", "view_string", "check_action_space", "MAX_ADAPTER_ACTIONS"]
+
+# the adapters hand out masks and spaces with one entry per action id (and per chance
+# outcome): a spec whose ids run past this is refused when it is registered
+MAX_ADAPTER_ACTIONS = 1_000_000
+
+
+def check_action_space(game: Game, adapter: str, chance: bool = False, bound: int = MAX_ADAPTER_ACTIONS) -> None:
+    """``OptionError`` when the game has more action ids (or chance outcomes) than ``bound``."""
+    from ..errors import OptionError
+
+    sizes = [("action ids", game.num_distinct_actions)]
+    if chance:
+        sizes.append(("chance outcomes", game.max_chance_outcomes))
+    for what, size in sizes:
+        if size > bound:
+            raise OptionError(f"{game.name} ({game.num_players} players) has {size:,} {what}; the {adapter} "
+                              f"adapter takes at most {bound:,} (one mask entry per id)")
 
 
 def view_string(view: dict[str, Any]) -> str:

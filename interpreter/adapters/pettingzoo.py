@@ -39,7 +39,8 @@ from ..errors import IllegalActionError
 from ..game import Game as InterpreterGame
 from ..game import load_game
 from ..state import State as InterpreterState
-from .encoding import ViewEncoder
+from ..state import action_id
+from .encoding import ViewEncoder, check_action_space
 
 __all__ = ["RulespecAECEnv", "env", "raw_env"]
 
@@ -55,6 +56,7 @@ class RulespecAECEnv(AECEnv):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
         self.game: InterpreterGame = load_game(spec_path, players=players, options=options, explicit_chance=False)
+        check_action_space(self.game, "PettingZoo")
         stem = re.sub(r"[^a-z0-9]+", "_", os.path.splitext(os.path.basename(spec_path))[0].lower()).strip("_")
         self.metadata = dict(self.metadata, name=f"rulespec_{stem or 'game'}_{self.game.num_players}p")
         self.render_mode = render_mode
@@ -122,7 +124,8 @@ class RulespecAECEnv(AECEnv):
         state = self._require_state()
         if action is None:
             raise IllegalActionError(f"{agent} must choose an action; legal: {state.legal_actions()}")
-        state.apply_action(int(action))  # an illegal id raises IllegalActionError naming the choices
+        # an id that is no integer, or not legal now, raises IllegalActionError naming the choices
+        state.apply_action(action_id(action))
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         if state.is_terminal():
