@@ -21,7 +21,8 @@ from typing import Any
 from .errors import BudgetError, RuleError
 from .limits import RunLimits
 
-__all__ = ["SMALL", "overrun", "spend", "start_step", "check_grown", "check_size", "nested_size", "too_large"]
+__all__ = ["SMALL", "MAX_NESTING", "overrun", "spend", "start_step", "check_grown", "check_size", "nested_size",
+           "too_large", "event_units", "log_event"]
 
 SMALL = 64  # linear work below this many items is not counted
 MAX_NESTING = 100  # lists inside lists, in a value kept in the state
@@ -82,6 +83,45 @@ def check_grown(s: Any, value: Any, limits: RunLimits, span: Any) -> Any:
             spend(s, len(value), span)
         return value
     return value
+
+
+def event_units(event: dict) -> int:
+    """The size of an event in the match's log, in units of about 16 bytes."""
+    units = 1
+    for v in event.values():
+        t = type(v)
+        if t is str:
+            units += 1 + (len(v) >> 4)
+        elif t is list or t is dict:
+            units += nested_size(v, 1 << 30) + _text_units(v)
+        else:
+            units += 1
+    return units
+
+
+def _text_units(value: Any) -> int:
+    units = 0
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        if type(v) is list:
+            todo.extend(v)
+        elif type(v) is dict:
+            todo.extend(v.values())
+        elif type(v) is str:
+            units += len(v) >> 4
+    return units
+
+
+def log_event(s: Any, event: dict, span: Any) -> None:
+    """Append ``event`` to the match's log, which is bounded in events and in size."""
+    limits = s.game.link.limits
+    s.log_size += event_units(event)
+    if len(s.events) >= limits.max_events or s.log_size > limits.max_log:
+        s.log_size -= event_units(event)
+        raise BudgetError(f"the match's event log is full ({limits.max_events:,} events or "
+                          f"{limits.max_log * 16 // 1_000_000:,} MB of events)", span)
+    s.events.append(event)
 
 
 def nested_size(value: Any, limit: int, max_depth: int = MAX_NESTING) -> int:

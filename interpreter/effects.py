@@ -13,7 +13,7 @@ from typing import Any
 from rulespec import ast as A
 from rulespec import types as T
 
-from .budget import MAX_NESTING, SMALL, check_grown, nested_size, overrun, spend
+from .budget import MAX_NESTING, SMALL, check_grown, log_event, nested_size, overrun, spend
 from .errors import BudgetError, RuleError
 from .expressions import (
     Fn,
@@ -457,11 +457,9 @@ def s_Emit(node: A.Emit, L: Any) -> Stmt:
         s.ops -= 1
         if s.ops < 0:
             overrun(s, span)
-        if len(s.events) >= limits.max_events:
-            raise BudgetError(f"the match's event log is full ({limits.max_events:,} events)", span)
         if nested:
             _check_stored(s, event, limits, span)
-        s.events.append(event)
+        log_event(s, event, span)
 
     return emit
 
@@ -619,6 +617,7 @@ def bindings_iterator(bindings: A.Bindings, L: Any) -> Callable[[Any, dict], lis
     loops = [(b.var, compile_list(b.iter, L), compile_expr(b.cond, L) if b.cond is not None else None)
              for b in bindings.items]
     span = bindings.span
+    last = len(loops) - 1
 
     def assignments(s: Any, e: dict) -> list[dict]:
         out: list[dict] = []
@@ -629,7 +628,7 @@ def bindings_iterator(bindings: A.Bindings, L: Any) -> Callable[[Any, dict], lis
                 return
             var, items, cond = loops[depth]
             xs = list(items(s, env))
-            s.ops -= len(xs)
+            s.ops -= len(xs) if depth < last else 4 * len(xs)  # each assignment made is a dict kept
             if s.ops < 0:
                 overrun(s, span)
             for x in xs:

@@ -26,7 +26,7 @@ from rulespec import types as T
 from rulespec.check import CHANCE as CHANCE_BIT
 from rulespec.check import CHOICE as CHOICE_BIT
 
-from .budget import SMALL, overrun, spend, start_step
+from .budget import SMALL, log_event, overrun, spend, start_step
 from .effects import (
     PYTHON_ERRORS,
     TOP,
@@ -726,7 +726,7 @@ class PhaseCode(Code):
         guard = 0
         while skips[p] > 0 and guard < 10_000:
             skips[p] -= 1
-            s.events.append({"type": "turn_skipped", "player": p})
+            log_event(s, {"type": "turn_skipped", "player": p}, self.span)
             guard += 1
             if self.order == "left":
                 p = (p + 1) % n

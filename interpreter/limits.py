@@ -29,7 +29,8 @@ class RunLimits:
     max_int_bits: int = 4_096  # bits of one integer value
     max_options: int = 100_000  # options of one choice (or outcomes of one chance event)
     max_action_ids: int = 10_000_000  # distinct action ids of a game (the size of an action mask)
-    max_events: int = 1_000_000  # events in one match's log
+    max_events: int = 100_000  # events in one match's log
+    max_log: int = 4_000_000  # size of one match's log of events, in units of about 16 bytes
     max_actions: int = 100_000  # actions of one match, whatever `game.limits.actions` says
 
 

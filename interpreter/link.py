@@ -19,7 +19,7 @@ from rulespec.model import ProcDef, ZoneDef
 from . import rng as RNG
 from .actions import ActionTable
 from .board import Board, parse_cell
-from .budget import overrun
+from .budget import log_event, overrun
 from .cards import build_card_table
 from .effects import compile_block_closure
 from .errors import RuleError
@@ -281,7 +281,7 @@ class Link:
         s.turn = 0
         s.score = [0] * self.num_players
         self.reset_variables(s, "round")
-        s.events.append({"type": "round_start", "round": s.round})
+        log_event(s, {"type": "round_start", "round": s.round}, self.model.round.span)
 
     def start_turn(self, s: State) -> None:
         s.turn += 1
@@ -297,7 +297,7 @@ class Link:
         event = {"type": "round_end", "round": s.round, "scores": list(s.score), "totals": list(total)}
         for key, fn, conv in self._round_report:
             event[key] = conv(s, fn(s, {}))
-        s.events.append(event)
+        log_event(s, event, self.model.round.span)
 
     def finish(self, s: State) -> None:
         winners = sorted(set(self._winners(s)))
@@ -306,7 +306,7 @@ class Link:
         event = {"type": "match_end", "rounds": s.round, "totals": list(s.total), "winners": winners}
         for key, fn, conv in self._match_report:
             event[key] = conv(s, fn(s, {"winners": winners}))
-        s.events.append(event)
+        log_event(s, event, self.model.match.span)
         s.over = True
         s.pending = None
 
@@ -362,6 +362,7 @@ class Link:
     def new_state(self, seed: int) -> State:
         s = State.__new__(State)
         s.ops = self.limits.step_ops
+        s.log_size = 0
         n = self.num_players
         count = self.cards.count
         s.zones = [[] for _ in self.zone_face]

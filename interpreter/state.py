@@ -61,7 +61,7 @@ class State:
     __slots__ = (
         "game", "zones", "loc", "face", "shuffled", "g", "pv", "score", "total", "skips", "piece_cell",
         "cell_piece", "round", "turn", "current", "dealer", "in_play", "ending", "stack", "pending", "rng",
-        "history", "events", "over", "winners_", "returns_", "ops",
+        "history", "events", "over", "winners_", "returns_", "ops", "log_size",
     )
 
     game: Game
@@ -91,10 +91,12 @@ class State:
     winners_: list[int]
     returns_: list[float]
     ops: int  # work left in this step (not part of the state's data: reset when a step starts)
+    log_size: int  # the size of ``events`` in units (derived from it, kept to bound the log)
 
     def __init__(self, game: Game):
         self.game = game
         self.ops = game.link.limits.step_ops
+        self.log_size = 0
 
     # ------------------------------------------------------------------ API
     def current_player(self) -> int:
@@ -228,6 +230,7 @@ class State:
         other.winners_ = list(self.winners_)
         other.returns_ = list(self.returns_)
         other.ops = self.ops
+        other.log_size = self.log_size
         return other
 
     def to_dict(self) -> dict[str, Any]:

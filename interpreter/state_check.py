@@ -33,6 +33,7 @@ from rulespec import ast as A
 from rulespec import types as T
 
 from . import flow
+from .budget import event_units
 from .errors import StateError
 from .state import _FIELDS, _FORMAT, CHANCE, State
 
@@ -427,6 +428,9 @@ class _Checker:
         for name in _FIELDS:
             setattr(state, name, data[name])
         state.ops = self.limits.step_ops
+        state.log_size = sum(event_units(e) for e in state.events)
+        if len(state.events) > self.limits.max_events or state.log_size > self.limits.max_log:
+            raise _Bad("events: more than a match's log may hold")
         if not over:
             self._stack(state)
             self._pending(state)

@@ -545,8 +545,9 @@ def test_the_documented_limits_are_the_codes():
         f"the rules may do at most {RUN.step_ops} units of work",
         f"A list may hold {RUN.max_list} items, a text {RUN.max_text} characters, a whole number "
         f"{RUN.max_int_bits} bits; one choice may offer {RUN.max_options} options; a game may have "
-        f"{RUN.max_action_ids} action ids; `game.limits.actions` may be at most {MAX_ACTIONS}.",
+        f"{RUN.max_action_ids} action ids; `game.limits.actions` may be at most {MAX_ACTIONS};",
         f"`RunLimits.max_actions` (default {RUN.max_actions})",
+        f"a match's event log may hold {RUN.max_events} events and about {RUN.max_log * 16 // 1_000_000} MB",
         f"Rule texts may be {MAX_TEXT} characters long and nest {MAX_DEPTH} levels",
         f"a spec file may be 1 MB with at most {Limits.max_aliases} YAML aliases and {Limits.max_depth} levels",
         f"a game may have {MAX_CARDS} cards and {MAX_PIECES} pieces",

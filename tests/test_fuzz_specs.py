@@ -106,8 +106,11 @@ def check_error(error: SpecError, text: str, path: str) -> None:
     assert formatted.count(": error: ") >= len(error.diagnostics)
 
 
+THOROUGH = getattr(settings, "_current_profile", "default") == "thorough"
+
+
 @settings(
-    max_examples=500,
+    max_examples=2000 if THOROUGH else 500,
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
