@@ -17,7 +17,7 @@ import pytest
 
 import interpreter
 from interpreter.state import action_id
-from tests.conftest import GAMES
+from tests.conftest import GAMES, require
 
 HIGHHAND = str(GAMES / "highhand.yaml")
 TICTACTOE = str(GAMES / "tictactoe.yaml")
@@ -122,7 +122,7 @@ def test_after_the_end_non_ids_are_refused_the_same_way():
 
 
 def test_openspiel_apply_action_checks_the_id():
-    pytest.importorskip("pyspiel")
+    require("pyspiel")
     from interpreter.adapters import openspiel as ro
 
     game = ro.register(TICTACTOE)
@@ -141,7 +141,7 @@ def test_openspiel_apply_action_checks_the_id():
 
 
 def test_pettingzoo_step_checks_the_id():
-    pytest.importorskip("pettingzoo")
+    require("pettingzoo")
     from interpreter.adapters.pettingzoo import env as rulespec_env
 
     env = rulespec_env(TICTACTOE)

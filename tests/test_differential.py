@@ -13,7 +13,9 @@ import random
 
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel")
+from tests.conftest import require
+
+pyspiel = require("pyspiel")
 
 from interpreter.adapters.openspiel import register  # noqa: E402
 from tests.conftest import GAMES  # noqa: E402
