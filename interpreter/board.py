@@ -33,6 +33,7 @@ class Board:
     _windows: dict[int, tuple[tuple[int, ...], ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self.longest = max(self.rows, self.cols)  # the longest straight run of cells
         self.names = tuple(cell_name(i, self.rows, self.cols) for i in range(self.rows * self.cols))
         self.rays = {
             "orthogonal": self._rays(ORTHOGONAL),
@@ -63,7 +64,7 @@ class Board:
 
     def windows(self, n: int) -> tuple[tuple[int, ...], ...]:
         """Every straight run of n cells (rows, columns, both diagonals)."""
-        if n < 0 or n > max(self.rows, self.cols):
+        if n < 0 or n > self.longest:
             return ()  # no run that long fits (and the cache stays small whatever n the rules ask for)
         if n not in self._windows:
             found = []

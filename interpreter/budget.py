@@ -22,7 +22,7 @@ from .errors import BudgetError, RuleError
 from .limits import RunLimits
 
 __all__ = ["SMALL", "MAX_NESTING", "overrun", "spend", "start_step", "check_grown", "check_size", "nested_size",
-           "too_large", "event_units", "log_event"]
+           "too_large", "event_units", "value_units", "log_event"]
 
 SMALL = 64  # linear work below this many items is not counted
 MAX_NESTING = 100  # lists inside lists, in a value kept in the state
@@ -31,7 +31,7 @@ _BIG_INT = 1 << 62
 
 def start_step(s: Any) -> None:
     """A new step: the state's budget is full again."""
-    s.ops = s.game.link.limits.step_ops
+    s.ops = s.game.step_ops
 
 
 def overrun(s: Any, span: Any) -> None:
@@ -93,34 +93,47 @@ def event_units(event: dict) -> int:
         if t is str:
             units += 1 + (len(v) >> 4)
         elif t is list or t is dict:
-            units += nested_size(v, 1 << 30) + _text_units(v)
+            units += _units(v)
         else:
             units += 1
     return units
 
 
-def _text_units(value: Any) -> int:
+def _units(value: Any) -> int:
     units = 0
     todo = [value]
     while todo:
         v = todo.pop()
-        if type(v) is list:
+        units += 1
+        t = type(v)
+        if t is list:
             todo.extend(v)
-        elif type(v) is dict:
+        elif t is dict:
             todo.extend(v.values())
-        elif type(v) is str:
+        elif t is str:
             units += len(v) >> 4
     return units
 
 
-def log_event(s: Any, event: dict, span: Any) -> None:
-    """Append ``event`` to the match's log, which is bounded in events and in size."""
+def value_units(value: Any) -> int:
+    """The size of one value of an event, in the units of ``event_units``."""
+    t = type(value)
+    if t is str:
+        return 1 + (len(value) >> 4)
+    if t is list or t is dict:
+        return _units(value)
+    return 1
+
+
+def log_event(s: Any, event: dict, span: Any, units: int = 0) -> None:
+    """Append ``event`` to the match's log, which is bounded in events and in size.
+    ``units``: the event's size when the caller knows it (else it is measured)."""
     limits = s.game.link.limits
-    s.log_size += event_units(event)
-    if len(s.events) >= limits.max_events or s.log_size > limits.max_log:
-        s.log_size -= event_units(event)
+    units = units or event_units(event)
+    if len(s.events) >= limits.max_events or s.log_size + units > limits.max_log:
         raise BudgetError(f"the match's event log is full ({limits.max_events:,} events or "
                           f"{limits.max_log * 16 // 1_000_000:,} MB of events)", span)
+    s.log_size += units
     s.events.append(event)
 
 

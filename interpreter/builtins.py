@@ -245,6 +245,8 @@ def b_piece_at(node: A.Call, L: Any) -> Fn:
 def b_slides(node: A.Call, L: Any) -> Fn:
     (piece,) = _args(node, L)
     kwargs = {k: compile_expr(v, L) for k, v in node.kwargs}
+    if "dirs" in kwargs and not is_const(kwargs["dirs"]):
+        raise RuleError("slides(dirs=...) must be a constant", node.span)
     dirs = const_value(kwargs["dirs"]) if "dirs" in kwargs else "orthogonal"
     if dirs not in L.board.rays:
         raise RuleError(f"slides(dirs=...) must be orthogonal, diagonal or all, not {dirs!r}", node.span)
@@ -352,7 +354,8 @@ def _ranking_fn(node: A.Call, L: Any, pick: int) -> Fn:
     ranking = const_value(ranking_fn)
     cards = _paid_list(node.args[1], L)
     evaluate = ranking.evaluate
-    return lambda s, e: evaluate(cards(s, e))[pick]
+    span = node.span
+    return lambda s, e: evaluate(cards(s, e), s, span)[pick]
 
 
 def b_hand_value(node: A.Call, L: Any) -> Fn:
@@ -454,7 +457,8 @@ def b_range(node: A.Call, L: Any) -> Fn:
 
     def whole_numbers(s: Any, e: dict) -> list:
         start, stop = a(s, e), b(s, e)
-        check_size(s, stop - start, limit, f"range({start}, {stop})", span)
+        if stop - start > SMALL:
+            check_size(s, stop - start, limit, f"range({start}, {stop})", span)
         return list(range(start, stop))
 
     return whole_numbers

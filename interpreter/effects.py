@@ -13,7 +13,7 @@ from typing import Any
 from rulespec import ast as A
 from rulespec import types as T
 
-from .budget import MAX_NESTING, SMALL, check_grown, log_event, nested_size, overrun, spend
+from .budget import MAX_NESTING, SMALL, check_grown, log_event, nested_size, overrun, spend, value_units
 from .errors import BudgetError, RuleError
 from .expressions import (
     Fn,
@@ -304,11 +304,17 @@ def s_Assign(node: A.Assign, L: Any) -> Stmt:
     list_typed = T.is_list(type_of(node.value, L)) or type_of(node.value, L) == T.ZONE
     if type_of(node.value, L) == T.ZONE:
         value = compile_list(node.value, L)
-    if list_typed:
-        inner = value
-        value = lambda s, e: list(inner(s, e))
     op = node.op
     span = node.span
+    if list_typed:
+        inner = value
+
+        def value(s: Any, e: dict) -> Any:
+            xs = inner(s, e)
+            if len(xs) > SMALL:
+                spend(s, len(xs), span)
+            return list(xs)
+
     limits = L.limits
     if _may_nest(type_of(node.value, L)):
         unchecked = value
@@ -447,21 +453,44 @@ def s_Emit(node: A.Emit, L: Any) -> Stmt:
     limits = L.limits
     span = node.span
     nested = any(_may_nest(type_of(v, L)) for _, v in node.fields)
+    sized = [(k, _units_of(type_of(v, L), L)) for k, v in node.fields if type_of(v, L) not in _SMALL_TYPES]
+    fixed = 2 + len(node.fields) - len(sized)
 
     def emit(s: Any, e: dict) -> None:
         event: dict[str, Any] = {"type": kind}
         for k, f, conv in fields:
             event[k] = conv(s, f(s, e))
+        units = fixed
         if to is not None:
             event["to"] = sorted(set(to(s, e)))
+            units += len(event["to"])
         s.ops -= 1
         if s.ops < 0:
             overrun(s, span)
         if nested:
             _check_stored(s, event, limits, span)
-        log_event(s, event, span)
+        for k, measure in sized:
+            units += measure(event[k])
+        log_event(s, event, span, units)
 
     return emit
+
+
+_SMALL_TYPES = (T.INT, T.NUM, T.BOOL, T.CELL, T.NONE)  # one unit in an event (names are measured)
+
+
+def _units_of(t: str, L: Any) -> Callable[[Any], int]:
+    """How to measure an event field of static type ``t`` in the log's units: names and
+    flat lists of them in constant time (their longest text is known), the rest by walking."""
+    if t in (T.CARD, T.PLAYER, T.PIECE) or (T.is_list(t) and T.elem(t) in (T.CARD, T.PLAYER, T.PIECE, T.INT, T.NUM,
+                                                                             T.BOOL, T.CELL)):
+        names = {T.CARD: L.cards.names, T.PLAYER: L.seat_names, T.PIECE: L.piece_label}
+        longest = max((len(n) for n in names.get(T.elem(t) if T.is_list(t) else t, ())), default=0)
+        each = 1 + (longest >> 4)
+        if T.is_list(t):
+            return lambda v: 1 + each * len(v) if type(v) is list else value_units(v)
+        return lambda v: each
+    return value_units
 
 
 def _may_nest(t: str) -> bool:
@@ -545,6 +574,7 @@ def s_Remove(node: A.Remove, L: Any) -> Stmt:
 def s_CallProc(node: A.CallProc, L: Any) -> Stmt:
     args = [compile_expr(a, L) for a in node.args]
     target = node.target
+    span = node.span
     if L.info.refs.get(id(target), ("?",))[0] == "proc":
         name = target.id
         params = L.procs[name].params
@@ -555,8 +585,13 @@ def s_CallProc(node: A.CallProc, L: Any) -> Stmt:
                 resolved.append(L.proc_closure(name))
             return resolved[0]
 
+        # each call costs one unit: a procedure calling another twice, 40 deep, must not run
+        # 2**40 times for free
         if not params:
             def call_plain(s: Any, e: dict) -> None:
+                s.ops -= 1
+                if s.ops < 0:
+                    overrun(s, span)
                 proc()(s, {})
 
             return call_plain
@@ -565,18 +600,26 @@ def s_CallProc(node: A.CallProc, L: Any) -> Stmt:
             a0 = args[0]
 
             def call_one(s: Any, e: dict) -> None:
+                s.ops -= 1
+                if s.ops < 0:
+                    overrun(s, span)
                 proc()(s, {p0: a0(s, e)})
 
             return call_one
 
         def call_static(s: Any, e: dict) -> None:
+            s.ops -= 1
+            if s.ops < 0:
+                overrun(s, span)
             proc()(s, {p: a(s, e) for p, a in zip(params, args)})
 
         return call_static
     which = compile_expr(target, L)
-    span = node.span
 
     def call_dynamic(s: Any, e: dict) -> None:
+        s.ops -= 1
+        if s.ops < 0:
+            overrun(s, span)
         name = which(s, e)
         proc = L.procs.get(name)
         if proc is None:

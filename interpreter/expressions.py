@@ -424,7 +424,27 @@ def c_BinOp(node: A.BinOp, L: Any) -> Fn:
             pass
     if op in _ARITH:
         return _arith(op, fn, left, right, type_of(node, L), L, span)
+    if _sized(type_of(node.left, L)) and _sized(type_of(node.right, L)) and not (is_const(left) or is_const(right)):
+        return _sized_comparison(fn, left, right, span)  # (a constant side bounds the work by its own size)
     return _comparison(op, fn, left, right, span)
+
+
+def _sized(t: str) -> bool:
+    """Values of this static type may be long (comparing them costs their length)."""
+    return t in (T.STR, T.ANY, T.ZONE, T.DICT) or T.is_list(t)
+
+
+def _sized_comparison(fn: Callable[[Any, Any], Any], left: Fn, right: Fn, span: Any) -> Fn:
+    """Comparing two long lists or texts walks them: it costs the shorter one's length."""
+    def compare(s: Any, e: dict) -> Any:
+        a = left(s, e)
+        b = right(s, e)
+        t = type(a)
+        if (t is list or t is str or t is dict) and type(b) is t and len(a) > SMALL and len(b) > SMALL:
+            spend(s, min(len(a), len(b)), span)
+        return fn(a, b)
+
+    return compare
 
 
 def _foldable(value: Any, L: Any) -> bool:
@@ -610,7 +630,7 @@ def _define_call(node: Any, name: str, args: tuple[Any, ...], L: Any) -> Fn:
     body = L.define_body(name)
     compiled = [compile_expr(a, L) for a in args]
     params = define.params
-    if L.define_fans_out(name):
+    if L.define_fans_out(name) and not is_const(body):
         body = _paid(body, node.span)
     if not params:
         return body

@@ -82,21 +82,22 @@ def _run(s: State) -> None:
         except PYTHON_ERRORS as exc:
             raise rule_failure(exc, code.span) from None
         s.ops -= 1
-        if s.ops < 0 or len(stack) > MAX_FRAMES:
-            _runaway(s, code)
+        if s.ops < 0:
+            overrun(s, code.span)
 
 
-def _runaway(s: State, code: Any) -> None:
-    span = code.span
-    if len(s.stack) > MAX_FRAMES:
+def _push_call(s: State, frame: list, span: Any) -> None:
+    """Enter a procedure's frame: the only way the stack of frames grows without bound."""
+    stack = s.stack
+    if len(stack) >= MAX_FRAMES:
         raise BudgetError(f"the rules nest more than {MAX_FRAMES:,} blocks deep (a procedure calling itself "
                           "without end?)", span)
-    overrun(s, span)
+    stack.append(frame)
 
 
 def resolve(s: State, pending: list, index: int) -> None:
     """Carry out option ``index`` of a pending decision or chance event, then run on (one step)."""
-    start_step(s)
+    s.ops = s.game.step_ops
     code = s.game.codes[pending[3]]
     try:
         if pending[0] == CHANCE:
@@ -856,7 +857,7 @@ def compile_waiting_call(node: A.CallProc, L: Any) -> Callable[[State, dict], No
         params = L.procs[name].params
 
         def call(s: State, env: dict) -> None:
-            s.stack.append([L.proc_code(name), 0, {p: a(s, env) for p, a in zip(params, args)}])
+            _push_call(s, [L.proc_code(name), 0, {p: a(s, env) for p, a in zip(params, args)}], node.span)
 
         return call
     which = compile_expr(target, L)
@@ -866,7 +867,7 @@ def compile_waiting_call(node: A.CallProc, L: Any) -> Callable[[State, dict], No
         proc = L.procs.get(name)
         if proc is None:
             raise RuleError(f"'{name}' is not a procedure", node.span)
-        s.stack.append([L.proc_code(name), 0, {p: a(s, env) for p, a in zip(proc.params, args)}])
+        _push_call(s, [L.proc_code(name), 0, {p: a(s, env) for p, a in zip(proc.params, args)}], node.span)
 
     return call_dynamic
 

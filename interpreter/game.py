@@ -40,6 +40,7 @@ class Game:
         elif not isinstance(limits, RunLimits):
             raise OptionError(f"limits must be an interpreter.RunLimits, not {type(limits).__name__}")
         self.limits = limits
+        self.step_ops = limits.step_ops  # read when every step starts
         self.num_players = _check_players(model, players)
         self.options = resolve_options(gamedef, dict(options or {}), self.num_players)
         self.explicit_chance = bool(explicit_chance)

@@ -19,7 +19,7 @@ from rulespec.model import ProcDef, ZoneDef
 from . import rng as RNG
 from .actions import ActionTable
 from .board import Board, parse_cell
-from .budget import log_event, overrun
+from .budget import log_event
 from .cards import build_card_table
 from .effects import compile_block_closure
 from .errors import RuleError
@@ -184,7 +184,7 @@ class Link:
         fn = self._proc_closures.get(name)
         if fn is None:
             self._proc_closures[name] = _recursion_guard(name, self)  # placeholder for recursion
-            fn = _paid_call(compile_block_closure(self.procs[name].body, self), self.procs[name].span)
+            fn = compile_block_closure(self.procs[name].body, self)
             if name in self._recursive:
                 fn = _depth_limited(fn, self.procs[name])
             self._proc_closures[name] = fn
@@ -481,18 +481,6 @@ def _recursion_guard(name: str, L: Link) -> Callable[[State, dict], None]:
         L.proc_closure(name)(s, env)
 
     return later
-
-
-def _paid_call(fn: Callable[[State, dict], None], span: Any) -> Callable[[State, dict], None]:
-    """Each call of a procedure costs one unit (a procedure calling another twice, 40 deep,
-    must not run 2**40 times for free)."""
-    def call(s: State, env: dict) -> None:
-        s.ops -= 1
-        if s.ops < 0:
-            overrun(s, span)
-        fn(s, env)
-
-    return call
 
 
 def _depth_limited(fn: Callable[[State, dict], None], proc: ProcDef) -> Callable[[State, dict], None]:

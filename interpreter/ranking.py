@@ -15,7 +15,11 @@ from typing import Any
 
 from rulespec.model import CategoryDef, RankingDef
 
-__all__ = ["Ranking"]
+from .budget import SMALL, spend
+
+__all__ = ["Ranking", "MAX_CACHED_CARDS"]
+
+MAX_CACHED_CARDS = 500_000  # cards in the keys of one ranking's memo of evaluated hands
 
 
 class Ranking:
@@ -26,17 +30,24 @@ class Ranking:
         self.attrs = attrs
         self.categories = spec.categories
         self._cache: dict[tuple[int, ...], tuple[list[Any], list[int], str]] = {}
+        self._cached_cards = 0  # cards held by the cache's keys: bounds its memory
 
-    def evaluate(self, cards: Sequence[int]) -> tuple[list[Any], list[int], str]:
-        """(value, the cards of the best hand, category name)."""
+    def evaluate(self, cards: Sequence[int], s: Any = None, span: Any = None) -> tuple[list[Any], list[int], str]:
+        """(value, the cards of the best hand, category name). Evaluating a hand not seen
+        before costs the rules' budget of state ``s`` (when given) cards x categories."""
         key = tuple(sorted(cards))
         hit = self._cache.get(key)
         if hit is not None:
             return hit
+        work = len(key) * len(self.categories)
+        if s is not None and work > SMALL:
+            spend(s, work, span)
         result = self._evaluate(key)
-        if len(self._cache) > 50_000:
+        if self._cached_cards + len(key) > MAX_CACHED_CARDS:
             self._cache.clear()
+            self._cached_cards = 0
         self._cache[key] = result
+        self._cached_cards += len(key)
         return result
 
     def _evaluate(self, cards: tuple[int, ...]) -> tuple[list[Any], list[int], str]:

@@ -33,7 +33,7 @@ from rulespec import ast as A
 from rulespec import types as T
 
 from . import flow
-from .budget import event_units
+from .budget import MAX_NESTING, event_units
 from .errors import StateError
 from .state import _FIELDS, _FORMAT, CHANCE, State
 
@@ -43,8 +43,8 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["load_state", "parse_state_text", "check_state_data", "MAX_STATE_CHARS", "MAX_DEPTH"]
 
 MAX_STATE_CHARS = 32_000_000  # characters of a saved state's text
-MAX_DEPTH = 24  # nesting of any value inside a state (variables, frame envs, events)
-MAX_FRAMES = 100_000  # frames on the stack
+MAX_DEPTH = MAX_NESTING + 8  # nesting of any value inside a state: what the rules may keep, and its container
+MAX_FRAMES = flow.MAX_FRAMES  # frames on the stack
 _U64 = 1 << 64
 _BIG = 1 << 62  # counters (round, turn, skips, frame counters)
 _KEYS = frozenset(_FIELDS) | {"format", "game"}

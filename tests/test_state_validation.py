@@ -14,8 +14,11 @@ import pytest
 
 import interpreter
 from interpreter import flow
+from interpreter.budget import MAX_NESTING
 from interpreter.limits import RunLimits
 from tests.conftest import GAMES
+
+TOO_DEEP = MAX_NESTING + 10  # deeper than any value the rules may keep in a state
 
 HIGHJACK = str(GAMES / "highjack.yaml")
 HIGHHAND = str(GAMES / "highhand.yaml")
@@ -187,7 +190,8 @@ MUTANTS: dict[str, tuple[Callable[[dict[str, Any]], Any], str]] = {
     "event not an object": (lambda d: d["events"].append([1]), "event"),
     "event without type": (lambda d: d["events"].append({"x": 1}), "event"),
     "event to an int": (lambda d: d["events"].append({"type": "x", "to": 1}), "'to'"),
-    "event too deep": (lambda d: d["events"].append({"type": "x", "v": json.loads("[" * 60 + "]" * 60)}), "deep"),
+    "event too deep": (lambda d: d["events"].append({"type": "x", "v": json.loads("[" * TOO_DEEP + "]" * TOO_DEEP)}),
+                       "deep"),
     "over without an end": (lambda d: d.update(over=True), ""),
     "winners before the end": (lambda d: d.update(winners_=[0]), "winners_"),
     "variable wrong type": (lambda d: d["g"].__setitem__(0, "x"), "variable"),
