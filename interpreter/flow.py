@@ -727,7 +727,7 @@ class PhaseCode(Code):
         guard = 0
         while skips[p] > 0 and guard < 10_000:
             skips[p] -= 1
-            log_event(s, {"type": "turn_skipped", "player": p}, self.span)
+            log_event(s, {"type": "turn_skipped", "player": p}, self.span, 3)
             guard += 1
             if self.order == "left":
                 p = (p + 1) % n

@@ -281,7 +281,7 @@ class Link:
         s.turn = 0
         s.score = [0] * self.num_players
         self.reset_variables(s, "round")
-        log_event(s, {"type": "round_start", "round": s.round}, self.model.round.span)
+        log_event(s, {"type": "round_start", "round": s.round}, self.model.round.span, 3)
 
     def start_turn(self, s: State) -> None:
         s.turn += 1
