@@ -13,7 +13,7 @@ import pytest
 
 import interpreter
 from interpreter.adapters.encoding import ViewEncoder, view_string
-from tests.conftest import GAMES
+from tests.conftest import GAMES, require
 
 HIGHHAND = str(GAMES / "highhand.yaml")
 HIGHJACK = str(GAMES / "highjack.yaml")
@@ -22,7 +22,7 @@ TICTACTOE = str(GAMES / "tictactoe.yaml")
 
 @pytest.fixture(scope="module")
 def pyspiel() -> Any:
-    return pytest.importorskip("pyspiel")
+    return require("pyspiel")
 
 
 @pytest.fixture(scope="module")

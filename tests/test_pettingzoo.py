@@ -12,16 +12,17 @@ import pytest
 
 import interpreter
 from interpreter.adapters.encoding import ViewEncoder
-from tests.conftest import GAMES
+from tests.conftest import GAMES, require
 
 HIGHHAND = str(GAMES / "highhand.yaml")
 HIGHJACK = str(GAMES / "highjack.yaml")
 TICTACTOE = str(GAMES / "tictactoe.yaml")
+REVERSI = str(GAMES / "reversi.yaml")
 
 
 @pytest.fixture(scope="module")
 def pz() -> Any:
-    pytest.importorskip("pettingzoo")
+    require("pettingzoo")
     from interpreter.adapters import pettingzoo
 
     return pettingzoo
@@ -34,6 +35,7 @@ CASES = [
     pytest.param(HIGHHAND, 4, {}, id="highhand-4p"),
     pytest.param(HIGHHAND, 4, {"rounds": 1, "partnerships": False}, id="highhand-4p-no-partnerships"),
     pytest.param(TICTACTOE, 2, {}, id="tictactoe"),
+    pytest.param(REVERSI, 2, {}, id="reversi"),
 ]
 
 

@@ -6,18 +6,16 @@ import re
 import subprocess
 import sys
 
-import pytest
-
 import interpreter
 import rulespec
-from tests.conftest import ROOT
+from tests.conftest import ROOT, require
 
 # names of games, cards and game-only rules from the seed rulebooks and games/
 GAME_WORDS = [
     "highjack", "high hand", "highhand", "toker", "stash", "ashtray", "stoner", "spark it", "session",
     "rolling papers", "lighter", "grinder", "bong", "munchies", "bogart", "buzzkill", "paranoia",
     "puff puff", "roach", "hotbox", "declaring player", "blocker", "taker", "pawn", "tic-tac-toe",
-    "tictactoe", "goofspiel", "purple", "chronic", "one hitter",
+    "tictactoe", "goofspiel", "reversi", "othello", "purple", "chronic", "one hitter",
 ]
 
 
@@ -65,14 +63,14 @@ def test_openspiel_constants():
 
 
 def test_ruff_is_clean():
-    pytest.importorskip("ruff")
+    require("ruff")
     result = subprocess.run([sys.executable, "-m", "ruff", "check", "rulespec", "interpreter", "tests", "benchmarks"],
                             cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_mypy_is_clean():
-    pytest.importorskip("mypy")
+    require("mypy")
     result = subprocess.run([sys.executable, "-m", "mypy", "--no-error-summary"], cwd=ROOT,
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
