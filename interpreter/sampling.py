@@ -13,7 +13,7 @@ import random
 
 from . import rng as RNG
 from .state import State
-from .views import visible_cards
+from .visibility import visible_cards
 
 __all__ = ["sample_consistent"]
 

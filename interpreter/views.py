@@ -1,9 +1,10 @@
 """The one projection of a state for a player: what that player may see, as JSON.
 
-Zones show card names only where the zone's visibility and the card's facing allow;
-otherwise counts. Shuffled zones show no order. Another player's pending options are
-never shown (they would reveal that player's hidden cards), only who is deciding.
-Events addressed to some players (``emit ... to``) reach only them.
+What is seen of each zone, card and event is decided in ``visibility`` (zones show card
+names only where the zone's visibility and the card's facing allow, otherwise counts;
+shuffled zones show no order; addressed events reach only their players). Another
+player's pending options are never shown (they would reveal that player's hidden
+cards), only who is deciding.
 """
 
 from __future__ import annotations
@@ -11,63 +12,24 @@ from __future__ import annotations
 from typing import Any
 
 from .state import CHANCE, State
+from .visibility import seen_events, visible_cards, zone_sights, zone_view
 
 __all__ = ["observe", "render_text", "visible_cards"]
-
-PUBLIC, OWNER, HIDDEN, TOP = 0, 1, 2, 3
-
-
-def _zone_view(s: State, z: int, player: int) -> Any:
-    link = s.game.link
-    cards = s.zones[z]
-    visibility = link.zone_visibility[z]
-    owner = link.zone_owner[z]
-    names = link.cards.names
-    if visibility == HIDDEN or (visibility == OWNER and owner != player):
-        return {"count": len(cards)}
-    if visibility == TOP:
-        if not cards:
-            return {"count": 0, "top": None}
-        top = cards[-1]
-        shown = names[top] if s.face[top] and not s.shuffled[z] else None
-        return {"count": len(cards), "top": shown}
-    own = owner == player and owner >= 0
-    if s.shuffled[z]:
-        seen = sorted(names[c] for c in cards if s.face[c] or own)
-        return {"count": len(cards), "cards": seen}
-    return [names[c] if (s.face[c] or own) else None for c in cards]
-
-
-def visible_cards(s: State, player: int) -> set[int]:
-    """Ids of the cards whose identity ``player`` sees (for tests and samplers)."""
-    link = s.game.link
-    out: set[int] = set()
-    for z, cards in enumerate(s.zones):
-        visibility = link.zone_visibility[z]
-        owner = link.zone_owner[z]
-        if visibility == HIDDEN or (visibility == OWNER and owner != player) or not cards:
-            continue
-        own = owner == player and owner >= 0
-        if visibility == TOP:
-            if s.face[cards[-1]] and not s.shuffled[z]:
-                out.add(cards[-1])
-            continue
-        out.update(c for c in cards if s.face[c] or own)
-    return out
 
 
 def _zones(s: State, player: int) -> dict[str, Any]:
     link = s.game.link
+    sights = zone_sights(link, player)
     out: dict[str, Any] = {}
     for name, zone in link.zone_defs.items():
         base = link.zone_base[name]
         if zone.per == "player":
-            out[name] = [_zone_view(s, base + p, player) for p in range(link.num_players)]
+            out[name] = [zone_view(s, z, sights[z]) for z in range(base, base + link.num_players)]
         elif zone.per == "cell":
-            out[name] = {link.board.names[c]: _zone_view(s, base + c, player)  # type: ignore[union-attr]
+            out[name] = {link.board.names[c]: zone_view(s, base + c, sights[base + c])  # type: ignore[union-attr]
                          for c in range(link.board.size) if s.zones[base + c]}  # type: ignore[union-attr]
         else:
-            out[name] = _zone_view(s, base, player)
+            out[name] = zone_view(s, base, sights[base])
     return out
 
 
@@ -112,7 +74,7 @@ def observe(s: State, player: int, events: bool = True) -> dict[str, Any]:
         if pending[0] == player:
             view["legal_actions"] = list(pending[1])
     if events:
-        view["events"] = [e for e in s.events if "to" not in e or player in e["to"]]
+        view["events"] = seen_events(s.events, player)
     return view
 
 
@@ -122,13 +84,14 @@ def render_text(s: State, player: int | None) -> str:
     lines = [f"{s.game.name}: round {s.round}, turn {s.turn}, "
              f"{'over' if s.over else 'to play: ' + str(s.current_player())}"]
     names = link.cards.names
+    sights = None if player is None else zone_sights(link, player)
     for z, cards in enumerate(s.zones):
         if not cards:
             continue
-        if player is None:
+        if sights is None:
             shown = ", ".join(names[c] + ("" if s.face[c] else "*") for c in cards)
         else:
-            shown = str(_zone_view(s, z, player))
+            shown = str(zone_view(s, z, sights[z]))
         lines.append(f"  {link.zone_label[z]}: {shown}")
     if link.board is not None:
         lines.append(render_board(s))

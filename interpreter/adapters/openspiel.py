@@ -57,6 +57,7 @@ from ..game import Game as InterpreterGame
 from ..game import load_game
 from ..state import CHANCE, action_id
 from ..state import State as InterpreterState
+from ..visibility import seen_events
 from .encoding import MAX_ADAPTER_ACTIONS, ViewEncoder, check_action_space, view_string
 
 __all__ = ["register", "short_name_for", "RulespecGame", "RulespecState", "interpreter_state",
@@ -248,9 +249,8 @@ class _Recall:
             if actor == p:
                 self.own[p].append(action)
                 self._feed(p, f"a{action}")
-            for event in new_events:
-                if "to" not in event or p in event["to"]:
-                    self._feed(p, "e" + json.dumps(event, separators=(",", ":"), sort_keys=True))
+            for event in seen_events(new_events, p):
+                self._feed(p, "e" + json.dumps(event, separators=(",", ":"), sort_keys=True))
             snap = view_string(s.observation(p, events=False))
             if snap != self.last[p]:
                 self.last[p] = snap
