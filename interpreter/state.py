@@ -9,8 +9,9 @@ or chance event, the random generator (one int), the history and the event log.
 
 from __future__ import annotations
 
+import ast
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from . import rng as RNG
 from .errors import GameLengthError, IllegalActionError, RuleError
@@ -23,12 +24,15 @@ __all__ = ["State", "CHANCE", "TERMINAL", "action_id", "move_card", "move_piece"
 CHANCE = -1
 TERMINAL = -4
 
-_FIELDS = (
-    "zones", "loc", "face", "shuffled", "g", "pv", "score", "total", "skips", "piece_cell", "cell_piece",
-    "round", "turn", "current", "dealer", "in_play", "ending", "stack", "pending", "rng", "history",
-    "events", "over", "winners_", "returns_",
-)
 _FORMAT = 1
+
+# How ``clone()`` copies a field of the state's data (the metadata of its annotation in ``State``):
+VALUE = "value"  # an int or a bool: shared (immutable)
+LIST = "list"  # a flat list: a new list of the same items
+LISTS = "lists"  # a list of flat lists: a new list of new lists
+LIST_OR_NONE = "list or None"  # None, or a flat list copied as LIST
+FRAMES = "frames"  # the continuation stack: each frame copied, and the dicts and lists directly in it
+_KINDS = {"VALUE": VALUE, "LIST": LIST, "LISTS": LISTS, "LIST_OR_NONE": LIST_OR_NONE, "FRAMES": FRAMES}
 
 
 def action_id(action: Any) -> int:
@@ -58,40 +62,40 @@ def action_id(action: Any) -> int:
 
 
 class State:
-    __slots__ = (
-        "game", "zones", "loc", "face", "shuffled", "g", "pv", "score", "total", "skips", "piece_cell",
-        "cell_piece", "round", "turn", "current", "dealer", "in_play", "ending", "stack", "pending", "rng",
-        "history", "events", "over", "winners_", "returns_", "ops", "log_size",
-    )
+    # Every field is declared once, here. A field of the state's data is annotated
+    # ``Annotated[type, how clone() copies it]``: those are ``_FIELDS``, in this order (the order of
+    # ``to_json()``); the others are not data (not compared, not saved). ``__slots__`` is every field.
+    # ``clone()`` is written out by hand for speed: tests/test_state_fields.py checks it against this.
+    game: Game  # not data: the game the state belongs to
+    zones: Annotated[list[list[int]], LISTS]  # card ids per zone instance, bottom to top
+    loc: Annotated[list[int], LIST]  # zone of each card
+    face: Annotated[list[int], LIST]  # 1 face up, 0 face down, per card
+    shuffled: Annotated[list[bool], LIST]  # per zone: order unknown (draws are random)
+    g: Annotated[list[Any], LIST]  # global variables by slot
+    pv: Annotated[list[list[Any]], LISTS]  # per-player variables: [slot][seat]
+    score: Annotated[list[Any], LIST]  # this round's score per seat
+    total: Annotated[list[Any], LIST]  # match total per seat
+    skips: Annotated[list[int], LIST]  # turns each seat will skip
+    piece_cell: Annotated[list[int], LIST]  # cell of each piece, -1 off the board
+    cell_piece: Annotated[list[int], LIST]  # piece on each cell, -1 empty
+    round: Annotated[int, VALUE]
+    turn: Annotated[int, VALUE]
+    current: Annotated[int, VALUE]
+    dealer: Annotated[int, VALUE]
+    in_play: Annotated[bool, VALUE]  # turns are running (round end conditions apply)
+    ending: Annotated[bool, VALUE]  # `end game` was reached
+    stack: Annotated[list[list[Any]], FRAMES]  # frames: the continuation of the rules
+    pending: Annotated[list[Any] | None, LIST_OR_NONE]  # [player, legal ids, options, code, env], or a chance event
+    rng: Annotated[int, VALUE]
+    history: Annotated[list[int], LIST]
+    events: Annotated[list[dict[str, Any]], LIST]
+    over: Annotated[bool, VALUE]
+    winners_: Annotated[list[int], LIST]
+    returns_: Annotated[list[float], LIST]
+    ops: int  # not data: work left in this step (reset when a step starts)
+    log_size: int  # not data: the size of ``events`` in units (derived from it, kept to bound the log)
 
-    game: Game
-    zones: list[list[int]]  # card ids per zone instance, bottom to top
-    loc: list[int]  # zone of each card
-    face: list[int]  # 1 face up, 0 face down, per card
-    shuffled: list[bool]  # per zone: order unknown (draws are random)
-    g: list[Any]  # global variables by slot
-    pv: list[list[Any]]  # per-player variables: [slot][seat]
-    score: list[Any]  # this round's score per seat
-    total: list[Any]  # match total per seat
-    skips: list[int]  # turns each seat will skip
-    piece_cell: list[int]  # cell of each piece, -1 off the board
-    cell_piece: list[int]  # piece on each cell, -1 empty
-    round: int
-    turn: int
-    current: int
-    dealer: int
-    in_play: bool  # turns are running (round end conditions apply)
-    ending: bool  # `end game` was reached
-    stack: list[list[Any]]  # frames: the continuation of the rules
-    pending: list[Any] | None  # [player, legal ids, options, code, env], or a chance event
-    rng: int
-    history: list[int]
-    events: list[dict[str, Any]]
-    over: bool
-    winners_: list[int]
-    returns_: list[float]
-    ops: int  # work left in this step (not part of the state's data: reset when a step starts)
-    log_size: int  # the size of ``events`` in units (derived from it, kept to bound the log)
+    __slots__ = tuple(__annotations__)
 
     def __init__(self, game: Game):
         self.game = game
@@ -288,6 +292,26 @@ def _copy_frame(frame: list) -> list:
         elif type(item) is list:
             out[i] = list(item)
     return out
+
+
+def _declared_copy(annotation: str) -> str | None:
+    """How a field annotated ``annotation`` is copied: the kind in ``Annotated[type, KIND]``, None if not data."""
+    node = ast.parse(annotation, mode="eval").body
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "Annotated"):
+        return None
+    kind = node.slice.elts[-1] if isinstance(node.slice, ast.Tuple) else None
+    if not isinstance(kind, ast.Name) or kind.id not in _KINDS:
+        raise TypeError(f"State field annotated {annotation!r}: the last part names how it is copied "
+                        f"({', '.join(_KINDS)})")
+    return _KINDS[kind.id]
+
+
+# The state's data: field name -> how clone() copies it, in declaration order.
+_COPIES: dict[str, str] = {
+    name: kind for name, annotation in State.__annotations__.items()
+    if (kind := _declared_copy(annotation)) is not None
+}
+_FIELDS: tuple[str, ...] = tuple(_COPIES)
 
 
 # ---------------------------------------------------------------------- primitives

@@ -1,0 +1,143 @@
+"""``State`` declares each field once (issue 12, item 5): its annotation in the class says what the
+field holds and, for the state's data, how ``clone()`` copies it (``Annotated[type, KIND]``).
+``__slots__``, ``_FIELDS`` (the data: compared, saved, loaded) and ``_COPIES`` derive from it.
+
+``clone()`` is on the search hot path, so it is written out by hand; these tests hold it (and
+``__eq__``, ``to_json``, ``from_dict``) to the declaration, field by field."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+import interpreter
+from interpreter import state as S
+from interpreter import state_check
+from interpreter.state import _COPIES, _FIELDS, State
+from tests.conftest import GAMES
+
+# Fields that are not the state's data (not compared, not saved): each one a deliberate choice.
+NOT_DATA = {
+    "game": "the game the state belongs to",
+    "ops": "work left in the current step, reset when a step starts",
+    "log_size": "derived from `events`",
+}
+
+
+def _states() -> list[State]:
+    """States that between them hold every kind of field with something in it."""
+    out = []
+    highjack = interpreter.load_game(str(GAMES / "highjack.yaml"), players=4)
+    tictactoe = interpreter.load_game(str(GAMES / "tictactoe.yaml"))
+    for game, seed, steps in ((highjack, 1, 60), (highjack, 2, 120), (highjack, 3, 0),
+                              (tictactoe, 1, 4), (tictactoe, 1, 50)):
+        state = game.new_initial_state(seed=seed)
+        rng = random.Random(seed)
+        for _ in range(steps):
+            if state.is_terminal():
+                break
+            state.apply_action(rng.choice(state.legal_actions()))
+        out.append(state)
+    return out
+
+
+STATES = _states()
+
+
+def test_every_field_is_declared_once() -> None:
+    annotations = State.__annotations__
+    assert State.__slots__ == tuple(annotations)
+    assert _FIELDS == tuple(_COPIES)
+    assert [name for name in annotations if name in _COPIES] == list(_FIELDS)  # declaration order
+    assert {name for name in annotations if name not in _COPIES} == set(NOT_DATA), \
+        "a field without a copy kind is not data: declare its kind, or add it to NOT_DATA with a reason"
+    assert set(_COPIES.values()) <= set(S._KINDS.values())
+    assert state_check._KEYS == set(_FIELDS) | {"format", "game"}
+    assert type(S._FORMAT) is int
+
+
+def test_the_copy_kind_is_read_from_the_annotation() -> None:
+    assert S._declared_copy("Annotated[list[list[int]], LISTS]") == S.LISTS
+    assert S._declared_copy("Annotated[list[Any] | None, LIST_OR_NONE]") == S.LIST_OR_NONE
+    assert S._declared_copy("int") is None
+    assert S._declared_copy("list[int]") is None
+    for bad in ("Annotated[int, COPY]", "Annotated[int, 'value']", "Annotated[int]"):
+        with pytest.raises(TypeError, match="how it is copied"):
+            S._declared_copy(bad)
+
+
+def _check_copy(kind: str, name: str, copy: Any, original: Any) -> None:
+    where = f"clone().{name} ({kind})"
+    assert copy == original, where
+    if kind == S.VALUE:
+        assert type(copy) in (int, bool), where
+        return
+    if kind == S.LIST_OR_NONE and original is None:
+        assert copy is None, where
+        return
+    assert type(copy) is list and copy is not original, f"{where}: a new list"
+    if kind in (S.LIST, S.LIST_OR_NONE):
+        assert all(a is b for a, b in zip(copy, original)), f"{where}: the same items"
+    elif kind == S.LISTS:
+        assert all(type(a) is list and a is not b for a, b in zip(copy, original)), f"{where}: new inner lists"
+    elif kind == S.FRAMES:
+        for frame_copy, frame in zip(copy, original):
+            assert type(frame_copy) is list and frame_copy is not frame, f"{where}: new frames"
+            for a, b in zip(frame_copy, frame):
+                if type(b) in (dict, list):
+                    assert a is not b, f"{where}: the dicts and lists in a frame are copied"
+                else:
+                    assert a is b, where
+    else:  # pragma: no cover - a kind this test does not know
+        raise AssertionError(f"{where}: unknown copy kind {kind!r}")
+
+
+@pytest.mark.parametrize("index", range(len(STATES)))
+def test_clone_copies_every_field_as_declared(index: int) -> None:
+    state = STATES[index]
+    before = state.to_json()
+    copy = state.clone()
+    for name in State.__slots__:
+        assert hasattr(copy, name), f"clone() does not set {name}"
+    for name in NOT_DATA:
+        assert getattr(copy, name) is getattr(state, name) or getattr(copy, name) == getattr(state, name), name
+    for name, kind in _COPIES.items():
+        _check_copy(kind, name, getattr(copy, name), getattr(state, name))
+    assert copy == state and copy.to_json() == before
+
+
+def test_the_states_exercise_every_field() -> None:
+    """The clone test above is not vacuous: each list field holds something in some state,
+    pending is None in one, and some frame holds a dict (an environment)."""
+    for name, kind in _COPIES.items():
+        if kind != S.VALUE:
+            assert any(getattr(s, name) for s in STATES), name
+    assert any(s.pending is None for s in STATES)
+    assert any(type(item) is dict for s in STATES for frame in s.stack for item in frame)
+    assert any(len(inner) for s in STATES for inner in s.pv)
+
+
+def _changed(kind: str, value: Any) -> Any:
+    if kind == S.VALUE:
+        return (not value) if type(value) is bool else value + 1
+    if value is None:
+        return [0]
+    return value + [[0]]
+
+
+def test_equality_and_saving_follow_the_declaration() -> None:
+    state = STATES[0]
+    data = state.to_dict()
+    assert list(data)[:len(_FIELDS)] == list(_FIELDS) and set(data) == set(_FIELDS) | {"format", "game"}
+    assert list(json.loads(state.to_json())) == list(data)
+    assert State.from_dict(state.game, data) == state
+    for name, kind in _COPIES.items():  # __eq__ compares every field of the data
+        other = state.clone()
+        setattr(other, name, _changed(kind, getattr(state, name)))
+        assert other != state, name
+    other = state.clone()  # ... and nothing else
+    other.ops, other.log_size = other.ops + 1, other.log_size + 1
+    assert other == state
