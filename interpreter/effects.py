@@ -96,8 +96,10 @@ def compile_block_closure(block: A.Block, L: Any) -> Stmt:
             for f in fns:
                 f(s, e)
                 k += 1
-                if s.in_play and check(s):
-                    raise EndSignal("round")
+                if s.dirty and s.in_play:
+                    s.dirty = False
+                    if check(s):
+                        raise EndSignal("round")
         except PYTHON_ERRORS as exc:
             raise rule_failure(exc, spans[k]) from None
 
@@ -123,7 +125,8 @@ def s_Move(node: A.Move, L: Any) -> Stmt:
     dest = compile_expr(node.dest, L)
     what_type = type_of(node.what, L)
     if node.selector == "one" and what_type == T.PIECE:
-        return _move_piece(node, L, dest)
+        move = _move_piece(node, L, dest)
+        return _marking(move) if ("pieces",) in L.end_watch else move
     face = _face_of(node, L, dest)
     bottom = node.bottom
     if node.selector in ("top", "bottom", "random"):
@@ -264,11 +267,14 @@ def s_Deal(node: A.Deal, L: Any) -> Stmt:
 
 def s_Shuffle(node: A.Shuffle, L: Any) -> Stmt:
     zone = compile_expr(node.zone, L)
+    watched = L.end_watch.zones
 
     def shuffle(s: Any, e: dict) -> None:
         z = zone(s, e)
         if len(s.zones[z]) > 1:
             s.shuffled[z] = True
+            if watched[z]:
+                s.dirty = True
 
     return shuffle
 
@@ -298,6 +304,31 @@ def s_Flip(node: A.Flip, L: Any) -> Stmt:
 
 
 def s_Assign(node: A.Assign, L: Any) -> Stmt:
+    """An assignment; one that changes what the round's end conditions read marks the state dirty."""
+    assign = _assign(node, L)
+    target = node.target
+    kind = L.info.refs.get(id(target), ("?",))[0]
+    if kind == "var":
+        key: tuple[str, ...] = ("var", target.id)
+    elif kind == "builtin":
+        key = ("flow", target.id)
+    elif kind == "pvar":
+        key = ("pvar", target.name)
+    else:
+        key = ("field", target.name)
+    return _marking(assign) if key in L.end_watch else assign
+
+
+def _marking(fn: Stmt) -> Stmt:
+    """``fn``, then the state is dirty: the round's end conditions read what it changes."""
+    def marked(s: Any, e: dict) -> None:
+        fn(s, e)
+        s.dirty = True
+
+    return marked
+
+
+def _assign(node: A.Assign, L: Any) -> Stmt:
     value = compile_expr(node.value, L)
     target = node.target
     ref = L.info.refs.get(id(target), ("?",))
@@ -534,6 +565,16 @@ def s_Skip(node: A.Skip, L: Any) -> Stmt:
 
 
 def s_Place(node: A.Place, L: Any) -> Stmt:
+    place = _place(node, L)
+    return _marking(place) if ("pieces",) in L.end_watch else place
+
+
+def s_Remove(node: A.Remove, L: Any) -> Stmt:
+    remove = _remove(node, L)
+    return _marking(remove) if ("pieces",) in L.end_watch else remove
+
+
+def _place(node: A.Place, L: Any) -> Stmt:
     owner = compile_expr(node.owner, L)
     cell = compile_expr(node.cell, L)
     pool = [[x for x in range(len(L.piece_owner)) if L.piece_owner[x] == p and L.piece_kind_name[x] == node.kind]
@@ -553,7 +594,7 @@ def s_Place(node: A.Place, L: Any) -> Stmt:
     return place
 
 
-def s_Remove(node: A.Remove, L: Any) -> Stmt:
+def _remove(node: A.Remove, L: Any) -> Stmt:
     piece = compile_expr(node.piece, L)
 
     def remove(s: Any, e: dict) -> None:

@@ -74,9 +74,10 @@ def _run(s: State) -> None:
             code.step(s, frame)
             # blocks check after each of their statements; other steps (a turn starting,
             # a draw) are checked here
-            if check is not None and type(code) is not BlockCode and s.pending is None and s.in_play \
-                    and check(s):
-                unwind(s, "round")
+            if check is not None and s.dirty and type(code) is not BlockCode and s.pending is None and s.in_play:
+                s.dirty = False
+                if check(s):
+                    unwind(s, "round")
         except EndSignal as signal:
             unwind(s, signal.level)
         except PYTHON_ERRORS as exc:
@@ -105,8 +106,10 @@ def resolve(s: State, pending: list, index: int) -> None:
         else:
             code.resolve_choice(s, pending, index)
         check = s.game.link.end_check
-        if check is not None and s.in_play and check(s):
-            unwind(s, "round")
+        if check is not None and s.dirty and s.in_play:
+            s.dirty = False
+            if check(s):
+                unwind(s, "round")
     except EndSignal as signal:
         unwind(s, signal.level)
     except PYTHON_ERRORS as exc:
@@ -177,9 +180,11 @@ class BlockCode(Code):
                 pc += 1
                 if simple:
                     fn(s, env)
-                    if check is not None and s.in_play and check(s):
-                        frame[1] = pc
-                        raise EndSignal("round")
+                    if check is not None and s.dirty and s.in_play:
+                        s.dirty = False
+                        if check(s):
+                            frame[1] = pc
+                            raise EndSignal("round")
                 else:
                     frame[1] = pc
                     fn(s, env)
@@ -682,6 +687,7 @@ class RoundCode(Code):
             pi = frame[2]
             if pi < len(self.phases):
                 s.in_play = True
+                s.dirty = True
                 frame[2] = self.next_of[pi]
                 s.stack.append([self.phases[pi], pi, 0])
                 return

@@ -50,6 +50,7 @@ class Game:
         self.length_capped = spec_length > limits.max_actions
         link = Link(gamedef, self.num_players, self.options, self.explicit_chance, limits=limits)
         self.link = link
+        self.watched_zones = link.end_watch.zones  # moving a card in or out of these marks a state dirty
         self.codes = link.codes
         self.cards = link.cards
         self.board = link.board

@@ -25,6 +25,7 @@ from .effects import compile_block_closure
 from .errors import RuleError
 from .expressions import compile_expr, compile_list, json_converter, type_of
 from .flow import BlockCode, compile_flow, fill_block
+from .footprint import Watch, reads
 from .limits import DEFAULT_LIMITS, RunLimits
 from .ranking import Ranking
 from .state import State
@@ -62,6 +63,7 @@ class Link:
         self._recursive = _recursive_procedures(self.model)
         self.codes: list[Any] = []
         self._compile_defines()
+        self.end_watch = Watch(reads(self.model.round.end_when, self), self)
         self.end_check = self._end_check()
         self.actions = ActionTable.build(self)
         self.max_chance_outcomes = max(2, self.cards.kinds, num_players, self.board.size if self.board else 0,
@@ -210,13 +212,24 @@ class Link:
                 self.proc_closure(proc.name)
 
     def _end_check(self) -> Callable[[State], bool] | None:
+        """The round's `end_when`. Callers evaluate it only when the state is ``dirty`` (a part it
+        reads changed); when what it reads cannot be told, it keeps the state dirty itself."""
         conds = [compile_expr(c, self) for c in self.model.round.end_when]
         if not conds:
             return None
         if len(conds) == 1:
             only = conds[0]
-            return lambda s: bool(only(s, {}))
-        return lambda s: any(c(s, {}) for c in conds)
+            check = lambda s: bool(only(s, {}))
+        else:
+            check = lambda s: any(c(s, {}) for c in conds)
+        if not self.end_watch.everything:
+            return check
+
+        def always(s: State) -> bool:
+            s.dirty = True
+            return check(s)
+
+        return always
 
     def chance_outcomes_fn(self, node: A.Call) -> Callable[[State, dict], tuple[dict, dict]]:
         if node.func == "chance":
@@ -251,6 +264,7 @@ class Link:
         self.reset_variables(s, None)
 
     def reset_variables(self, s: State, scope: str | None) -> None:
+        s.dirty = True
         for i, v in enumerate(self.var_defs):
             if scope == "turn" and any(slot == i for slot, _ in self._turn_resets):
                 continue
@@ -277,6 +291,7 @@ class Link:
         return self._initials[id(var)](s, {"p": p} if p is not None else {})
 
     def start_round(self, s: State) -> None:
+        s.dirty = True
         s.round += 1
         s.turn = 0
         s.score = [0] * self.num_players
@@ -284,6 +299,7 @@ class Link:
         log_event(s, {"type": "round_start", "round": s.round}, self.model.round.span, 3)
 
     def start_turn(self, s: State) -> None:
+        s.dirty = True  # turn (and current, just set) changed
         s.turn += 1
         for slot, value in self._turn_resets:
             s.g[slot] = value
@@ -291,6 +307,7 @@ class Link:
             self.reset_variables(s, "turn")
 
     def end_round(self, s: State) -> None:
+        s.dirty = True
         total = s.total
         for p, points in enumerate(s.score):
             total[p] += points
@@ -363,6 +380,7 @@ class Link:
         s = State.__new__(State)
         s.ops = self.limits.step_ops
         s.log_size = 0
+        s.dirty = True
         n = self.num_players
         count = self.cards.count
         s.zones = [[] for _ in self.zone_face]

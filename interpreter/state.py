@@ -94,6 +94,7 @@ class State:
     returns_: Annotated[list[float], LIST]
     ops: int  # not data: work left in this step (reset when a step starts)
     log_size: int  # not data: the size of ``events`` in units (derived from it, kept to bound the log)
+    dirty: bool  # not data: something the round's end conditions read changed since they were last evaluated
 
     __slots__ = tuple(__annotations__)
 
@@ -101,6 +102,7 @@ class State:
         self.game = game
         self.ops = game.link.limits.step_ops
         self.log_size = 0
+        self.dirty = True
 
     # ------------------------------------------------------------------ API
     def current_player(self) -> int:
@@ -235,6 +237,7 @@ class State:
         other.returns_ = list(self.returns_)
         other.ops = self.ops
         other.log_size = self.log_size
+        other.dirty = self.dirty
         return other
 
     def to_dict(self) -> dict[str, Any]:
@@ -333,6 +336,9 @@ def move_card(s: State, card: int, dst: int, face: int, bottom: bool = False) ->
         s.zones[dst].append(card)
     s.loc[card] = dst
     s.face[card] = face
+    watched = s.game.watched_zones
+    if watched[dst] or (src >= 0 and watched[src]):
+        s.dirty = True
 
 
 def take_card(s: State, zone: int, mode: int) -> int | None:

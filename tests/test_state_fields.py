@@ -24,6 +24,7 @@ NOT_DATA = {
     "game": "the game the state belongs to",
     "ops": "work left in the current step, reset when a step starts",
     "log_size": "derived from `events`",
+    "dirty": "a cache: the round's end conditions may have changed (true after loading)",
 }
 
 
