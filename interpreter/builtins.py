@@ -20,6 +20,7 @@ from .expressions import (
     is_const,
     json_converter,
     local_name,
+    ordered_list,
     type_of,
 )
 
@@ -105,22 +106,6 @@ def b_distinct(node: A.Call, L: Any) -> Fn:
     items = _paid_list(node.args[0], L)
     span = node.span
     return lambda s, e: distinct_values(s, items(s, e), span)
-
-
-def ordered_list(node: Any, L: Any, what: str) -> Fn:
-    """A list whose order matters: reading a shuffled zone's order is a rule error."""
-    items = compile_list(node, L)
-    if type_of(node, L) != T.ZONE:
-        return items
-    zone = compile_expr(node, L)
-    span = node.span
-
-    def zone_in_order(s: Any, e: dict) -> list:
-        if s.shuffled[zone(s, e)]:
-            raise RuleError(f"{what} of a shuffled zone is not known: draw from it instead", span)
-        return items(s, e)
-
-    return zone_in_order
 
 
 def b_first(node: A.Call, L: Any) -> Fn:

@@ -17,7 +17,7 @@ from rulespec import types as T
 from .budget import SMALL, check_grown, overrun, spend
 from .errors import BudgetError, RuleError
 
-__all__ = ["compile_expr", "compile_list", "Fn", "const_value", "is_const", "json_converter"]
+__all__ = ["compile_expr", "compile_list", "ordered_list", "Fn", "const_value", "is_const", "json_converter"]
 
 Fn = Callable[[Any, dict], Any]
 _NOCONST = object()
@@ -210,8 +210,6 @@ def _player_field(name: str, obj: Fn, L: Any) -> Fn:
 
 
 def c_Index(node: A.Index, L: Any) -> Fn:
-    from .builtins import ordered_list
-
     obj = ordered_list(node.obj, L, "a card's position")
     index = compile_expr(node.index, L)
     span = node.span
@@ -225,6 +223,22 @@ def c_Index(node: A.Index, L: Any) -> Fn:
             raise RuleError(f"index {i} is outside a list of {len(xs)} items", span) from None
 
     return item
+
+
+def ordered_list(node: Any, L: Any, what: str) -> Fn:
+    """A list whose order matters: reading a shuffled zone's order is a rule error."""
+    items = compile_list(node, L)
+    if type_of(node, L) != T.ZONE:
+        return items
+    zone = compile_expr(node, L)
+    span = node.span
+
+    def zone_in_order(s: Any, e: dict) -> list:
+        if s.shuffled[zone(s, e)]:
+            raise RuleError(f"{what} of a shuffled zone is not known: draw from it instead", span)
+        return items(s, e)
+
+    return zone_in_order
 
 
 # ------------------------------------------------------------------ collections
@@ -592,9 +606,7 @@ def c_Call(node: A.Call, L: Any) -> Fn:
         return _family(node, L)
     if ref[0] == "define":
         return _define_call(node, node.func, node.args, L)
-    from .builtins import compile_builtin
-
-    return compile_builtin(node, L)
+    return L.builtin(node)  # the link knows the built-in functions (they compile their arguments here)
 
 
 def _family(node: A.Call, L: Any) -> Fn:

@@ -31,6 +31,7 @@ from .effects import (
     PYTHON_ERRORS,
     TOP,
     EndSignal,
+    _spliced,
     bindings_iterator,
     compile_block_closure,
     compile_simple,
@@ -799,21 +800,6 @@ def fill_block(code: BlockCode, block: A.Block, L: Any, checked: bool = True) ->
         else:
             stmts.append((compile_simple(stmt, L), True))
     code.stmts = tuple(stmts)
-
-
-def _spliced(stmts: tuple[Any, ...], L: Any) -> list[Any]:
-    """Statements with every `if` whose condition is known at link time replaced by its branch."""
-    from .expressions import const_value, is_const
-
-    out: list[Any] = []
-    for stmt in stmts:
-        if isinstance(stmt, A.If):
-            cond = compile_expr(stmt.cond, L)
-            if is_const(cond):
-                out.extend(_spliced((stmt.then if const_value(cond) else stmt.orelse).stmts, L))
-                continue
-        out.append(stmt)
-    return out
 
 
 def compile_waiting(node: Any, L: Any) -> Callable[[State, dict], None]:

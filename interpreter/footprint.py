@@ -1,7 +1,7 @@
 """What a condition reads of a state, so that it is evaluated again only when that changed.
 
 The round's `end_when` is meant to hold "after every statement". Evaluating it after
-every statement is exact but costly (Highjack spent more than half its time there); it
+every statement is exact but costly (a card game spent more than half its time there); it
 is enough to evaluate it after the statements that changed something it reads. This
 module finds, at link time, the parts of a state a list of expressions reads:
 

@@ -19,11 +19,13 @@ from rulespec.errors import did_you_mean
 
 from . import flow
 from .budget import start_step
-from .errors import OptionError, RuleError
+from .errors import OptionError, RuleError, StateError
 from .limits import DEFAULT_LIMITS, RunLimits
 from .link import Link
 from .state import CHANCE, State, action_id
+from .state_check import load_state, parse_state_text
 from .static import evaluate_static
+from .views import observe, render_text
 
 __all__ = ["Game", "load_game", "game_from_text"]
 
@@ -126,12 +128,26 @@ class Game:
         """A state saved with ``to_json()``, checked against this game: ``StateError`` when the
         text is not JSON, is too large or too deep, belongs to another game, or holds anything a
         match of this game could not have reached."""
-        from .state_check import load_state, parse_state_text
+        return load_state(self, parse_state_text(text))
 
+    def state_from_data(self, data: Any) -> State:
+        """A state from ``to_dict()`` data, checked like ``state_from_json``; the data is copied."""
+        try:  # a private copy, as plain JSON data (cycles, odd types and deep nesting refused here)
+            text = json.dumps(data, allow_nan=True)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise StateError(f"a saved state is plain JSON data: {str(exc)[:160]}") from None
         return load_state(self, parse_state_text(text))
 
     def deserialize_state(self, text: str) -> State:
         return self.state_from_json(text)
+
+    # ------------------------------------------------------------------ views
+    def observe(self, state: State, player: int, events: bool = True) -> dict[str, Any]:
+        """What ``player`` may see of ``state`` (``State.observation``)."""
+        return observe(state, player, events)
+
+    def render_text(self, state: State, player: int | None) -> str:
+        return render_text(state, player)
 
     # ------------------------------------------------------------------ actions
     def describe_action(self, action: int, chance: bool = False) -> str:

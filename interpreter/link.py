@@ -20,6 +20,7 @@ from . import rng as RNG
 from .actions import ActionTable
 from .board import Board, parse_cell
 from .budget import log_event
+from .builtins import compile_builtin
 from .cards import build_card_table
 from .effects import compile_block_closure
 from .errors import RuleError
@@ -146,6 +147,10 @@ class Link:
         code.index = len(self.codes)
         self.codes.append(code)
         return code.enter if entered else code.index
+
+    def builtin(self, node: A.Call) -> Callable[[Any, dict], Any]:
+        """A call of a built-in function, compiled."""
+        return compile_builtin(node, self)
 
     def define_body(self, name: str) -> Callable[[Any, dict], Any]:
         body = self._define_bodies.get(name)

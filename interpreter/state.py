@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import ast
 import json
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any, Protocol
+
+from rulespec.errors import SourceSpan
 
 from . import rng as RNG
+from .board import Board
+from .cards import CardTable
 from .errors import GameLengthError, IllegalActionError, RuleError
 
-if TYPE_CHECKING:
-    from .game import Game
-
-__all__ = ["State", "CHANCE", "TERMINAL", "action_id", "move_card", "move_piece", "take_card"]
+__all__ = ["State", "GameLike", "CHANCE", "TERMINAL", "action_id", "move_card", "move_piece", "take_card"]
 
 CHANCE = -1
 TERMINAL = -4
@@ -66,7 +67,7 @@ class State:
     # ``Annotated[type, how clone() copies it]``: those are ``_FIELDS``, in this order (the order of
     # ``to_json()``); the others are not data (not compared, not saved). ``__slots__`` is every field.
     # ``clone()`` is written out by hand for speed: tests/test_state_fields.py checks it against this.
-    game: Game  # not data: the game the state belongs to
+    game: GameLike  # not data: the game the state belongs to
     zones: Annotated[list[list[int]], LISTS]  # card ids per zone instance, bottom to top
     loc: Annotated[list[int], LIST]  # zone of each card
     face: Annotated[list[int], LIST]  # 1 face up, 0 face down, per card
@@ -98,7 +99,7 @@ class State:
 
     __slots__ = tuple(__annotations__)
 
-    def __init__(self, game: Game):
+    def __init__(self, game: GameLike):
         self.game = game
         self.ops = game.link.limits.step_ops
         self.log_size = 0
@@ -202,9 +203,7 @@ class State:
         return len(self.history)
 
     def observation(self, player: int, events: bool = True) -> dict[str, Any]:
-        from .views import observe
-
-        return observe(self, player, events)
+        return self.game.observe(self, player, events)
 
     def clone(self) -> State:
         other = State.__new__(State)
@@ -264,27 +263,59 @@ class State:
         return id(self)
 
     def __str__(self) -> str:
-        from .views import render_text
-
-        return render_text(self, None)
+        return self.game.render_text(self, None)
 
     def __repr__(self) -> str:
         return f"<State {self.game.name} round={self.round} moves={len(self.history)} player={self.current_player()}>"
 
     @classmethod
-    def from_dict(cls, game: Game, data: dict[str, Any]) -> State:
+    def from_dict(cls, game: GameLike, data: dict[str, Any]) -> State:
         """A state of ``game`` from ``to_dict()`` data, checked (``StateError`` when it is not one).
 
         The state owns its data: ``data`` is copied, so changing it later changes nothing here.
         """
-        from .errors import StateError
-        from .state_check import load_state, parse_state_text
+        return game.state_from_data(data)
 
-        try:  # a private copy, as plain JSON data (cycles, odd types and deep nesting refused here)
-            text = json.dumps(data, allow_nan=True)
-        except (TypeError, ValueError, RecursionError) as exc:
-            raise StateError(f"a saved state is plain JSON data: {str(exc)[:160]}") from None
-        return load_state(game, parse_state_text(text))
+
+class GameLike(Protocol):
+    """What a state needs of its game (``interpreter.Game`` is the one): the seam that keeps this
+    module below the game, the views and the checks of saved states."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def num_players(self) -> int: ...
+    @property
+    def num_distinct_actions(self) -> int: ...
+    @property
+    def max_chance_outcomes(self) -> int: ...
+    @property
+    def max_game_length(self) -> int: ...
+    @property
+    def max_actions_span(self) -> SourceSpan: ...
+    @property
+    def step_ops(self) -> int: ...
+    @property
+    def board(self) -> Board | None: ...
+    @property
+    def cards(self) -> CardTable: ...
+    @property
+    def zone_face(self) -> list[int]: ...
+    @property
+    def link(self) -> Any: ...  # interpreter.link.Link: the tables and code the rules run on
+    @property
+    def codes(self) -> list[Any]: ...
+    @property
+    def watched_zones(self) -> tuple[bool, ...]: ...
+
+    def resolve(self, s: State, pending: list, index: int) -> None: ...
+    def fingerprint(self) -> str: ...
+    def length_message(self) -> str: ...
+    def describe_action(self, action: int, chance: bool = False) -> str: ...
+    def action_label(self, state: State, action: int) -> str: ...
+    def observe(self, state: State, player: int, events: bool = True) -> dict[str, Any]: ...
+    def render_text(self, state: State, player: int | None) -> str: ...
+    def state_from_data(self, data: Any) -> State: ...
 
 
 def _copy_frame(frame: list) -> list:

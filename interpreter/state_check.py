@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rulespec import ast as A
 from rulespec import types as T
@@ -35,10 +35,7 @@ from rulespec import types as T
 from . import flow
 from .budget import MAX_NESTING, event_units
 from .errors import StateError
-from .state import _FIELDS, _FORMAT, CHANCE, State
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .game import Game
+from .state import _FIELDS, _FORMAT, CHANCE, GameLike, State
 
 __all__ = ["load_state", "parse_state_text", "check_state_data", "MAX_STATE_CHARS", "MAX_DEPTH"]
 
@@ -80,7 +77,7 @@ def parse_state_text(text: Any) -> Any:
         raise StateError(f"a saved state must be valid JSON: {_short(str(exc))}") from None
 
 
-def load_state(game: Game, data: Any) -> State:
+def load_state(game: GameLike, data: Any) -> State:
     """A state of ``game`` from plain data (``to_dict`` / parsed ``to_json``), checked."""
     checker = _checker_of(game)
     try:
@@ -91,7 +88,7 @@ def load_state(game: Game, data: Any) -> State:
         raise StateError("not a state of this game: a value nests too deeply") from None
 
 
-def check_state_data(game: Game, data: Any) -> None:
+def check_state_data(game: GameLike, data: Any) -> None:
     """Raise ``StateError`` when ``data`` is not a state ``game`` could be in."""
     load_state(game, data)
 
@@ -104,7 +101,7 @@ def _short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def _checker_of(game: Game) -> _Checker:
+def _checker_of(game: GameLike) -> _Checker:
     checker = game.__dict__.get("_state_checker")
     if checker is None:
         checker = _Checker(game)
@@ -157,7 +154,7 @@ def _plain(value: Any, depth: int, budget: list[int], max_text: int, max_bits: i
 class _Checker:
     """The tables a state of one game is checked against (built once per game)."""
 
-    def __init__(self, game: Game):
+    def __init__(self, game: GameLike):
         link = game.link
         self.game = game
         self.link = link

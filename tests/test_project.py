@@ -6,6 +6,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 import interpreter
 import rulespec
 from tests.conftest import ROOT, require
@@ -74,3 +76,53 @@ def test_mypy_is_clean():
     result = subprocess.run([sys.executable, "-m", "mypy", "--no-error-summary"], cwd=ROOT,
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the project modules it imports, anywhere in the file (functions and
+    TYPE_CHECKING blocks included)."""
+    import ast
+
+    modules = {}
+    for package in ("rulespec", "interpreter"):
+        for path in (ROOT / package).rglob("*.py"):
+            if path.name != "__init__.py":
+                modules[".".join(path.relative_to(ROOT).with_suffix("").parts)] = path
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for module, path in modules.items():
+        parts = module.split(".")[:-1]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = parts[: len(parts) - node.level + 1] if node.level else []
+                target = ".".join(base + (node.module.split(".") if node.module else []))
+                for name in [target] + [f"{target}.{alias.name}" for alias in node.names]:
+                    if name in graph and name != module:
+                        graph[module].add(name)
+    return graph
+
+
+def test_no_import_cycle():
+    graph = _import_graph()
+    state: dict[str, int] = {}
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for other in sorted(graph[module]):
+            assert state.get(other) != 1, "import cycle: " + " -> ".join(path[path.index(other):] + [other]) \
+                if other in path else f"import cycle through {other}"
+            if other not in state:
+                visit(other, path + [other])
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+
+
+def test_the_cycle_check_finds_a_cycle(monkeypatch):
+    import tests.test_project as me
+
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}}
+    monkeypatch.setattr(me, "_import_graph", lambda: graph)
+    with pytest.raises(AssertionError, match="a -> b -> c -> a"):
+        me.test_no_import_cycle()
