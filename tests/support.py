@@ -16,7 +16,7 @@ from interpreter.state import State, move_card
 
 __all__ = [
     "card_ids", "zone_index", "set_zone", "place_piece", "labels", "act", "play_random", "zone_names",
-    "cell_index",
+    "cell_index", "played", "play_until", "inside_an_effect",
 ]
 
 
@@ -110,6 +110,39 @@ def play_random(state: State, rng: random.Random, limit: int = 10**6) -> list[in
         state.apply_action(action)
         taken.append(action)
     return taken
+
+
+def played(game: interpreter.Game, seed: int, steps: int) -> State:
+    """The state after ``steps`` uniformly random actions from ``new_initial_state(seed)``
+    (fewer if the match ends first)."""
+    state = game.new_initial_state(seed=seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        state.apply_action(rng.choice(state.legal_actions()))
+    return state
+
+
+def play_until(game: interpreter.Game, seed: int, want: Any, limit: int = 400, attempts: int = 50) -> State:
+    """The first state of random matches (seeds ``seed``, ``seed + 1``, ...) for which ``want`` holds."""
+    for attempt in range(attempts):
+        state = game.new_initial_state(seed=seed + attempt)
+        rng = random.Random(seed + attempt)
+        while not state.is_terminal() and len(state.history) < limit:
+            if want(state):
+                return state
+            state.apply_action(rng.choice(state.legal_actions()))
+    raise AssertionError("no such state")
+
+
+def inside_an_effect(state: State) -> bool:
+    """The state waits on a choice made inside another action's effect (frames below the choice)."""
+    from interpreter import flow
+
+    pending = state.pending
+    return (pending is not None and pending[0] >= 0 and len(state.stack) > 8
+            and type(state.game.codes[state.stack[-1][0]]) is flow.BlockCode and bool(state.stack[-1][2]))
 
 
 def load(path: str, **kwargs: Any) -> interpreter.Game:

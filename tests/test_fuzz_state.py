@@ -23,30 +23,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import interpreter
-from interpreter import flow
 from tests.conftest import GAMES
+from tests.support import inside_an_effect, play_until
 
 EXAMPLES = 2000 if getattr(settings, "_current_profile", "default") == "thorough" else 50
 PLAY_STEPS = 25  # actions played after a mutant loads
 
 
 def _play_until(game: interpreter.Game, seed: int, want: Any, limit: int = 400) -> interpreter.State:
-    for attempt in range(50):
-        state = game.new_initial_state(seed=seed + attempt)
-        rng = random.Random(seed + attempt)
-        while not state.is_terminal() and len(state.history) < limit:
-            if want(state):
-                return state
-            state.apply_action(rng.choice(state.legal_actions()))
-    raise AssertionError("no such state")
+    return play_until(game, seed, want, limit)
 
 
 def _in_effect(game: interpreter.Game) -> Any:
-    def want(s: interpreter.State) -> bool:
-        return (s.pending is not None and s.pending[0] >= 0 and len(s.stack) > 8
-                and type(game.codes[s.stack[-1][0]]) is flow.BlockCode and bool(s.stack[-1][2]))
-
-    return want
+    return inside_an_effect
 
 
 @functools.cache

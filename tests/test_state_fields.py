@@ -8,7 +8,6 @@ field holds and, for the state's data, how ``clone()`` copies it (``Annotated[ty
 from __future__ import annotations
 
 import json
-import random
 from typing import Any
 
 import pytest
@@ -18,6 +17,7 @@ from interpreter import state as S
 from interpreter import state_check
 from interpreter.state import _COPIES, _FIELDS, State
 from tests.conftest import GAMES
+from tests.support import played
 
 # Fields that are not the state's data (not compared, not saved): each one a deliberate choice.
 NOT_DATA = {
@@ -35,13 +35,7 @@ def _states() -> list[State]:
     tictactoe = interpreter.load_game(str(GAMES / "tictactoe.yaml"))
     for game, seed, steps in ((highjack, 1, 60), (highjack, 2, 120), (highjack, 3, 0),
                               (tictactoe, 1, 4), (tictactoe, 1, 50)):
-        state = game.new_initial_state(seed=seed)
-        rng = random.Random(seed)
-        for _ in range(steps):
-            if state.is_terminal():
-                break
-            state.apply_action(rng.choice(state.legal_actions()))
-        out.append(state)
+        out.append(played(game, seed, steps))
     return out
 
 

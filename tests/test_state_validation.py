@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 import interpreter
-from interpreter import flow
 from interpreter.budget import MAX_NESTING
 from interpreter.limits import RunLimits
 from tests.conftest import GAMES
+from tests.support import inside_an_effect, play_until, played
 
 TOO_DEEP = MAX_NESTING + 10  # deeper than any value the rules may keep in a state
 
@@ -26,27 +26,12 @@ TICTACTOE = str(GAMES / "tictactoe.yaml")
 
 
 def _play(game: interpreter.Game, seed: int, steps: int) -> interpreter.State:
-    state = game.new_initial_state(seed=seed)
-    rng = random.Random(seed)
-    for _ in range(steps):
-        if state.is_terminal():
-            break
-        state.apply_action(rng.choice(state.legal_actions()))
-    return state
+    return played(game, seed, steps)
 
 
 def _inside_an_effect(game: interpreter.Game) -> interpreter.State:
     """A state waiting on a choice made inside another action's effect (frames below the choice)."""
-    for seed in range(200):
-        state = game.new_initial_state(seed=seed)
-        rng = random.Random(seed)
-        while not state.is_terminal() and len(state.history) < 300:
-            pending = state.pending
-            if pending is not None and pending[0] >= 0 and len(state.stack) > 8 \
-                    and type(game.codes[state.stack[-1][0]]) is flow.BlockCode and state.stack[-1][2]:
-                return state
-            state.apply_action(rng.choice(state.legal_actions()))
-    raise AssertionError("no state inside an effect found")
+    return play_until(game, 0, inside_an_effect, limit=300, attempts=200)
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import json
-import random
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -22,32 +21,17 @@ ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT))
 
 import interpreter  # noqa: E402
-from interpreter import flow  # noqa: E402
+from tests.support import inside_an_effect, play_until, played  # noqa: E402
 
 HIGHJACK = "games/highjack.yaml"
 
 
 def _in_effect(game: interpreter.Game) -> interpreter.State:
-    for seed in range(200):
-        state = game.new_initial_state(seed=seed)
-        rng = random.Random(seed)
-        while not state.is_terminal() and len(state.history) < 300:
-            pending = state.pending
-            if pending is not None and pending[0] >= 0 and len(state.stack) > 8 \
-                    and type(game.codes[state.stack[-1][0]]) is flow.BlockCode and state.stack[-1][2]:
-                return state
-            state.apply_action(rng.choice(state.legal_actions()))
-    raise AssertionError("no state inside an effect")
+    return play_until(game, 0, inside_an_effect, limit=300, attempts=200)
 
 
 def _played(game: interpreter.Game, seed: int, steps: int) -> interpreter.State:
-    state = game.new_initial_state(seed=seed)
-    rng = random.Random(seed)
-    for _ in range(steps):
-        if state.is_terminal():
-            break
-        state.apply_action(rng.choice(state.legal_actions()))
-    return state
+    return played(game, seed, steps)
 
 
 def _env_frame(d: dict[str, Any]) -> list[Any]:
