@@ -1,237 +1,397 @@
-"""Speed measurements (not tests): one table, and benchmarks/RESULTS.md.
+"""Speed measurements (not tests): one table of targets, and benchmarks/RESULTS.md (+ .json).
 
-    python benchmarks/run.py            # everything (a few minutes)
-    python benchmarks/run.py --quick    # fewer repetitions
+    python benchmarks/run.py                    # everything, cold, with the engine before issue 12
+    python benchmarks/run.py --quick            # fewer games and repetitions (about 2 minutes)
+    python benchmarks/run.py --baseline HEAD~3  # compare with another revision
+    python benchmarks/run.py --baseline none    # no comparison with an older engine
 
-Every figure is the median of repeated runs of CPU time (time.process_time), so that other
-processes on the machine disturb it as little as possible; ratios are taken between figures
-measured in the same run, on the same machine, by the same driver loop:
+Cold: every figure comes from a fresh process (benchmarks/worker.py), one per repetition,
+each repetition with other seeds, so no memo (hand rankings, the parser) survives from an
+earlier repetition. Figures are medians of CPU time (time.process_time) of the measured call
+only; ratios compare figures measured in the same run, interleaved, by the same driver loop:
 
     while not state.is_terminal():
         sample a chance outcome, or a uniformly random legal action; apply it
 
+The engine before (--baseline, default d69b443, the last commit before issue 12) is a
+`git worktree` of that revision kept outside the project (under ~/.cache/rulespec-bench/, or
+the temporary folder), reused by later runs, and measured by the same worker script with
+PYTHONPATH pointing at it: the two engines never share a process.
+
 Compared: High Hand against the hand-written yardstick ../shared/yardstick/highhand_ref.py
-(`--impl api`, imported by path, never copied), tic-tac-toe against OpenSpiel's
-Python-written `python_tic_tac_toe`, goofspiel against OpenSpiel's C++ `goofspiel` (its
-turn-based form, so the same sequential loop drives both).
+(`--impl api`, imported by path, never copied), tic-tac-toe against OpenSpiel's Python
+`python_tic_tac_toe`, goofspiel against OpenSpiel's C++ `goofspiel` (turn-based, so the same
+sequential loop drives both), Reversi (games/reversi.yaml, when there is one) against
+OpenSpiel's C++ `othello`, Highjack and IS-MCTS against the engine before. A missed target is
+reported with its profile (cProfile, top 15 by own time).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import contextlib
 import json
 import os
 import platform
-import random
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-import interpreter  # noqa: E402
-from rulespec import compile_file  # noqa: E402
-
-GAMES = ROOT / "games"
+WORKER = Path(__file__).resolve().with_name("worker.py")
 YARDSTICK = ROOT.parent / "shared" / "yardstick" / "highhand_ref.py"
+DEFAULT_BASELINE = "d69b443"  # the last commit before issue 12's work
+SEED_SPECS = ("highhand.yaml", "highjack.yaml")
+HH4 = {"rounds": 1, "partnerships": False}
+HH2 = {"rounds": 1}
+MCTS_AGENTS = ["mcts:200", "random", "random", "random"]
 
 
-def cpu(fn: Callable[[], Any]) -> float:
-    start = time.process_time()
-    fn()
-    return time.process_time() - start
+class WorkerFailed(RuntimeError):
+    pass
 
 
-def median_of(runs: int, fn: Callable[[], Any]) -> float:
-    return statistics.median(cpu(fn) for _ in range(runs))
+# ---------------------------------------------------------------------- processes
 
 
-def random_loop(new_state: Callable[[int], Any], games: int, seed: int = 1) -> int:
-    """The shared driver: plays ``games`` random games; returns the number of actions."""
-    rng = random.Random(seed)
-    rand = rng.random
-    actions = 0
-    for i in range(games):
-        state = new_state(i)
-        while not state.is_terminal():
-            if state.is_chance_node():
-                action = state.sample_chance_outcome(rng)
-            else:
-                legal = state.legal_actions()
-                action = legal[int(rand() * len(legal))]
-            state.apply_action(action)
-            actions += 1
-    return actions
+def work(task: dict[str, Any], tree: Path | None = None, timeout: float = 600) -> dict[str, Any]:
+    """Run one measurement in a fresh process on the engine of ``tree`` (default: ours); its JSON answer."""
+    tree = tree or ROOT
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    try:
+        done = subprocess.run([sys.executable, str(WORKER), json.dumps(task)], env=env, cwd=str(tree),
+                              capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise WorkerFailed(f"{task['kind']} took more than {timeout:.0f} s") from None
+    if done.returncode != 0:
+        tail = done.stderr.strip().splitlines()[-1:] or [f"exit {done.returncode}"]
+        raise WorkerFailed(f"{task['kind']} failed: {tail[0][:300]}")
+    answer = json.loads(done.stdout.strip().splitlines()[-1])
+    engine = answer.get("engine")
+    if engine is not None and Path(engine).resolve() != tree.resolve():
+        raise WorkerFailed(f"the worker imported the engine of {engine}, not of {tree}")
+    return answer
 
 
-# ---------------------------------------------------------------------- measurements
+def spec_path(tree: Path, name: str) -> str:
+    return str(tree / "games" / name)
 
 
-def compile_times(runs: int) -> list[dict[str, Any]]:
+def playout_task(tree: Path, spec: str, players: int | None, options: dict[str, Any], games: int,
+                 seed: int) -> dict[str, Any]:
+    return {"kind": "playout", "spec": spec_path(tree, spec), "players": players, "options": options,
+            "games": games, "seed": seed}
+
+
+def mcts_task(tree: Path, seed: int) -> dict[str, Any]:
+    return {"kind": "mcts", "spec": spec_path(tree, "highjack.yaml"), "players": 4, "agents": MCTS_AGENTS,
+            "seed": seed}
+
+
+def games_per_s(results: list[dict[str, Any]]) -> float:
+    return statistics.median(r["games"] / r["cpu"] for r in results)
+
+
+def us_per_action(results: list[dict[str, Any]]) -> float:
+    return statistics.median(r["cpu"] / r["actions"] * 1e6 for r in results)
+
+
+Job = Callable[[int], tuple[dict[str, Any], Path]]
+
+
+def interleaved(runs: int, ours: Job, theirs: Job) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``runs`` repetitions, ours then theirs, seeds 1..runs: both see the same machine."""
+    a: list[dict[str, Any]] = []
+    b: list[dict[str, Any]] = []
+    for seed in range(1, runs + 1):
+        a.append(work(*ours(seed)))
+        b.append(work(*theirs(seed)))
+    return a, b
+
+
+# ---------------------------------------------------------------------- the engine before
+
+
+@contextlib.contextmanager
+def baseline_tree(rev: str, remove: bool) -> Iterator[tuple[Path | None, str]]:
+    """A `git worktree` of ``rev`` outside the project (made or reused); (path, description)."""
+    if rev.lower() == "none":
+        yield None, "no baseline asked (--baseline none)"
+        return
+    git = shutil.which("git")
+    if git is None:
+        yield None, "not measured: no git"
+        return
+
+    def run_git(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([git, *args], cwd=str(cwd), capture_output=True, text=True)
+
+    found = run_git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    if found.returncode != 0:
+        yield None, f"not measured: no revision {rev!r} in {ROOT}"
+        return
+    sha = found.stdout.strip()
+    folder = _cache_root() / sha
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    made = False
+    with _locked(folder.parent / f"{sha}.lock"):
+        reuse = (folder / ".git").exists() and run_git("rev-parse", "HEAD", cwd=folder).stdout.strip() == sha \
+            and not run_git("status", "--porcelain", "--untracked-files=no", cwd=folder).stdout.strip()
+        if not reuse:
+            if folder.exists():  # a broken or changed copy of ours: start again
+                run_git("worktree", "remove", "--force", str(folder))
+                shutil.rmtree(folder, ignore_errors=True)
+            added = run_git("worktree", "add", "--detach", "--force", str(folder), sha)
+            if added.returncode != 0:
+                yield None, f"not measured: git worktree add failed: {added.stderr.strip()[-300:]}"
+                return
+            made = True
+    try:
+        yield folder, f"{sha[:10]} ({'made' if made else 'reused'} at {folder})"
+    finally:
+        if remove:
+            run_git("worktree", "remove", "--force", str(folder))
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _cache_root() -> Path:
+    """~/.cache/rulespec-bench (or the temporary folder), never inside the project."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    root = Path(base).resolve() / "rulespec-bench"
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        if root.is_relative_to(ROOT) or not os.access(root, os.W_OK):
+            raise OSError
+    except OSError:
+        root = Path(tempfile.gettempdir()) / f"rulespec-bench-{os.getuid()}"
+    return root
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Two benchmark runs never make the same worktree at once."""
+    import fcntl
+
+    with open(path, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+# ---------------------------------------------------------------------- target rows
+
+
+def row(measure: str, op: str, target: float, value: float | None = None, ours: str = "", reference: str = "",
+        profile: dict[str, Any] | None = None, note: str = "") -> dict[str, Any]:
+    met = None
+    if value is not None:
+        met = "yes" if {">=": value >= target, "<=": value <= target, "<": value < target}[op] else "NO"
+    return {"measure": measure, "ours": ours, "reference": reference, "value": value, "op": op, "target": target,
+            "met": met or "not measured", "note": note, "profile": profile}
+
+
+def guarded(measure: str, op: str, target: float, fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """A row, or the same row marked not measured when a worker failed."""
+    try:
+        return fn()
+    except WorkerFailed as exc:
+        return row(measure, op, target, note=f"not measured: {exc}")
+
+
+def high_hand(players: int, games: int, runs: int, target: float) -> dict[str, Any]:
+    name = f"High Hand {players}p{' (partnerships off)' if players == 4 else ''} / yardstick --impl api"
+    options = HH4 if players == 4 else HH2
+
+    def measure() -> dict[str, Any]:
+        profile = playout_task(ROOT, "highhand.yaml", players, options, max(games // 3, 1), 99)
+        if not YARDSTICK.exists():
+            return row(name, ">=", target, note=f"not measured: no {YARDSTICK}", profile=profile)
+        ours, theirs = interleaved(
+            runs, lambda s: (playout_task(ROOT, "highhand.yaml", players, options, games, s), ROOT),
+            lambda s: ({"kind": "yardstick", "yardstick": str(YARDSTICK), "players": players, "games": games,
+                        "seed": s}, ROOT))
+        a, b = games_per_s(ours), games_per_s(theirs)
+        return row(name, ">=", target, a / b, f"{a:.0f} games/s", f"{b:.0f} games/s", profile)
+
+    return guarded(name, ">=", target, measure)
+
+
+def versus_openspiel(spec: str, game: str, label: str, target: float, ours_games: int, theirs_games: int,
+                     runs: int) -> dict[str, Any]:
+    name = f"{label} / OpenSpiel {game}"
+    if not (ROOT / "games" / spec).exists():
+        return row(name, ">=", target, note=f"not measured: no games/{spec}")
+
+    def measure() -> dict[str, Any]:
+        ours, theirs = interleaved(
+            runs, lambda s: (playout_task(ROOT, spec, None, {}, ours_games, s), ROOT),
+            lambda s: ({"kind": "openspiel", "game": game, "games": theirs_games, "seed": s}, ROOT))
+        a, b = games_per_s(ours), games_per_s(theirs)
+        return row(name, ">=", target, a / b, f"{a:.0f} games/s", f"{b:.0f} games/s",
+                   playout_task(ROOT, spec, None, {}, ours_games, 99))
+
+    return guarded(name, ">=", target, measure)
+
+
+def highjack_before(base: Path | None, base_note: str, games: int, runs: int) -> dict[str, Any]:
+    name = "Highjack 4p random playouts / engine before"
+    profile = playout_task(ROOT, "highjack.yaml", 4, {}, games, 99)
+    if base is None:
+        return row(name, ">=", 3.0, note=base_note, profile=profile)
+
+    def measure() -> dict[str, Any]:
+        ours, theirs = interleaved(runs, lambda s: (playout_task(ROOT, "highjack.yaml", 4, {}, games, s), ROOT),
+                                   lambda s: (playout_task(base, "highjack.yaml", 4, {}, games, s), base))
+        a, b = games_per_s(ours), games_per_s(theirs)
+        return row(name, ">=", 3.0, a / b, f"{a:.1f} games/s, {us_per_action(ours):.1f} µs/action",
+                   f"{b:.1f} games/s, {us_per_action(theirs):.1f} µs/action", profile)
+
+    return guarded(name, ">=", 3.0, measure)
+
+
+def highjack_scaling(base: Path | None, games: int, runs: int) -> dict[str, Any]:
+    name = "Highjack µs/action, 8p / 2p"
+
+    def ratio(tree: Path) -> tuple[float, float]:
+        eight, two = interleaved(runs, lambda s: (playout_task(tree, "highjack.yaml", 8, {}, games, s), tree),
+                                 lambda s: (playout_task(tree, "highjack.yaml", 2, {}, games, s), tree))
+        return us_per_action(eight), us_per_action(two)
+
+    def measure() -> dict[str, Any]:
+        eight, two = ratio(ROOT)
+        before = ""
+        if base is not None:
+            with contextlib.suppress(WorkerFailed):
+                old8, old2 = ratio(base)
+                before = f"before: {old8:.1f} / {old2:.1f} µs = {old8 / old2:.2f}"
+        return row(name, "<=", 1.15, eight / two, f"{eight:.1f} / {two:.1f} µs", before,
+                   playout_task(ROOT, "highjack.yaml", 8, {}, games, 99))
+
+    return guarded(name, "<=", 1.15, measure)
+
+
+def mcts_before(base: Path | None, base_note: str, matches: int) -> dict[str, Any]:
+    name = "IS-MCTS mcts:200 + 3 random, Highjack 4p match / engine before"
+    # the profile: the same match with fewer iterations (the same code, a sixth of the time)
+    profile = {**mcts_task(ROOT, 1), "agents": ["mcts:30", "random", "random", "random"]}
+    if base is None:
+        return row(name, ">=", 3.0, note=base_note, profile=profile)
+
+    def measure() -> dict[str, Any]:
+        ours, theirs = interleaved(matches, lambda s: (mcts_task(ROOT, s), ROOT), lambda s: (mcts_task(base, s), base))
+        a, b = sum(r["cpu"] for r in ours), sum(r["cpu"] for r in theirs)
+        a_actions, b_actions = sum(r["actions"] for r in ours), sum(r["actions"] for r in theirs)
+        return row(name, ">=", 3.0, (b / b_actions) / (a / a_actions),
+                   f"{a / matches:.2f} s/match, {1000 * a / a_actions:.1f} ms/action",
+                   f"{b / matches:.2f} s/match, {1000 * b / b_actions:.1f} ms/action", profile,
+                   note=f"{matches} matches with the same seeds (1-{matches}) on each engine; the ratio is of CPU per "
+                        f"action of the match (matches may differ in length: {a_actions} actions now, {b_actions} "
+                        f"before); per match it is {b / a:.2f}")
+
+    return guarded(name, ">=", 3.0, measure)
+
+
+def load_times(specs: list[str], runs: int, base: Path | None) -> list[dict[str, Any]]:
+    """Per spec: compile_file in a fresh process (cold: the parser is built too), then warm."""
     rows = []
-    compile_file(str(GAMES / "tictactoe.yaml"))  # build the parser once, as a running program would
-    for path in sorted(GAMES.glob("*.yaml")):
-        seconds = statistics.median(_wall(lambda p=path: compile_file(str(p))) for _ in range(runs))
-        rows.append({"spec": path.name, "compile_ms": seconds * 1000})
+    for spec in specs:
+        entry: dict[str, Any] = {"spec": spec}
+        for label, tree in (("", ROOT), ("before_", base if spec in SEED_SPECS else None)):
+            if tree is None or not (tree / "games" / spec).exists():
+                continue
+            try:
+                got = [work({"kind": "load", "specs": [spec_path(tree, spec)], "warm": 5}, tree)["rows"][0]
+                       for _ in range(runs)]
+            except WorkerFailed as exc:
+                entry[label + "error"] = str(exc)
+                continue
+            entry[label + "cold_ms"] = statistics.median(g["cold_ms"] for g in got)
+            entry[label + "warm_ms"] = statistics.median(g["warm_ms"] for g in got)
+        rows.append(entry)
     return rows
 
 
-def _wall(fn: Callable[[], Any]) -> float:
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
+def load_rows(loads: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    rows = []
+    for entry in loads:
+        if entry["spec"] not in SEED_SPECS:
+            continue
+        name = f"load + compile {entry['spec']}, cold (ms)"
+        profile = {"kind": "load", "specs": [spec_path(ROOT, entry["spec"])], "warm": 0}
+        if "cold_ms" not in entry:
+            rows.append(row(name, "<", 150, note=f"not measured: {entry.get('error', '')}", profile=profile))
+            continue
+        before = (f"before: cold {entry['before_cold_ms']:.0f}, warm {entry['before_warm_ms']:.0f} ms"
+                  if "before_cold_ms" in entry else "")
+        now = f"cold {entry['cold_ms']:.0f}, warm {entry['warm_ms']:.0f} ms"
+        rows.append(row(name, "<", 150, entry["cold_ms"], now, before, profile))
+    return rows
+
+
+def simulate_speedup(games: int) -> dict[str, Any]:
+    """`rulespec simulate --jobs 2` against `--jobs 1`, wall time of the whole command (issue 8)."""
+    name = f"simulate --jobs 2 / --jobs 1 (Highjack, {games} games, wall time; issue 8)"
+    exe = Path(sys.executable).parent / "rulespec"
+    if not exe.exists():
+        return row(name, ">=", 1.7, note=f"not measured: no {exe}")
+    times = {}
+    for jobs in (1, 2):
+        cmd = [str(exe), "simulate", spec_path(ROOT, "highjack.yaml"), "--games", str(games), "--jobs", str(jobs),
+               "--seed", "1"]
+        start = time.perf_counter()
+        result = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        if result.returncode != 0:
+            return row(name, ">=", 1.7, note=f"not measured: {result.stderr.strip()[-300:]}")
+        times[jobs] = time.perf_counter() - start
+    return row(name, ">=", 1.7, times[1] / times[2], f"{games / times[2]:.0f} games/s",
+               f"{games / times[1]:.0f} games/s")
+
+
+# ---------------------------------------------------------------------- information
 
 
 def playouts(games: int, runs: int) -> list[dict[str, Any]]:
     rows = []
-    for path in sorted(GAMES.glob("*.yaml")):
-        probe = interpreter.load_game(str(path))
-        cases = probe.variants or [{"name": "default", "players": None, "options": {}}]
+    for path in sorted((ROOT / "games").glob("*.yaml")):
+        try:
+            cases = work({"kind": "variants", "spec": str(path)})["variants"]
+        except WorkerFailed as exc:
+            rows.append({"spec": path.name, "variant": f"not measured: {exc}"})
+            continue
         for case in cases:
-            game = interpreter.load_game(str(path), players=case["players"], options=case["options"])
-            counter: dict[str, int] = {}
-
-            def run(g: Any = game, c: dict[str, int] = counter) -> None:
-                c["actions"] = random_loop(g.new_initial_state, games)
-
-            seconds = median_of(runs, run)
-            clone_us, json_us = state_costs(game)
-            rows.append({
-                "spec": path.name, "variant": case["name"], "games_per_s": games / seconds,
-                "actions_per_s": counter["actions"] / seconds, "actions_per_game": counter["actions"] / games,
-                "clone_us": clone_us, "to_json_us": json_us,
-            })
+            try:
+                got = [work({**playout_task(ROOT, path.name, case["players"], case["options"], games, seed),
+                             "costs": seed == 1}) for seed in range(1, runs + 1)]
+            except WorkerFailed as exc:
+                rows.append({"spec": path.name, "variant": f"{case['name']}: not measured: {exc}"})
+                continue
+            rows.append({"spec": path.name, "variant": case["name"], "games_per_s": games_per_s(got),
+                         "us_per_action": us_per_action(got),
+                         "actions_per_game": statistics.median(g["actions"] / g["games"] for g in got),
+                         "clone_us": got[0].get("clone_us"), "to_json_us": got[0].get("to_json_us")})
     return rows
 
 
-def state_costs(game: Any, samples: int = 200) -> tuple[float, float]:
-    """Median cost of clone() and of to_json() over states met in random games."""
-    states = []
-    rng = random.Random(7)
-    seed = 0
-    while len(states) < samples:
-        state = game.new_initial_state(seed)
-        seed += 1
-        while not state.is_terminal() and len(states) < samples:
-            if rng.random() < 0.2:
-                states.append(state.clone())
-            if state.is_chance_node():
-                state.apply_action(state.chance_outcomes()[0][0])
-            else:
-                legal = state.legal_actions()
-                state.apply_action(legal[rng.randrange(len(legal))])
-    clone = statistics.median(_per_call(s.clone) for s in states)
-    dump = statistics.median(_per_call(s.to_json) for s in states)
-    return clone * 1e6, dump * 1e6
-
-
-def _per_call(fn: Callable[[], Any], repeat: int = 20) -> float:
-    start = time.perf_counter()
-    for _ in range(repeat):
-        fn()
-    return (time.perf_counter() - start) / repeat
-
-
-def yardstick_module() -> Any | None:
-    if not YARDSTICK.exists():
-        return None
-    spec = importlib.util.spec_from_file_location("highhand_ref", YARDSTICK)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def ratio_high_hand(players: int, games: int, runs: int) -> dict[str, Any]:
-    ref = yardstick_module()
-    options = {"rounds": 1} if players == 2 else {"rounds": 1, "partnerships": False}
-    game = interpreter.load_game(str(GAMES / "highhand.yaml"), players=players, options=options)
-    ours: list[float] = []
-    theirs: list[float] = []
-    for _ in range(runs):  # interleaved, so both see the same machine
-        ours.append(cpu(lambda: random_loop(game.new_initial_state, games)))
-        if ref is not None:
-            theirs.append(cpu(lambda: ref.run(players, games, 1, impl="api")))
-    row: dict[str, Any] = {"comparison": f"High Hand {players}p vs yardstick --impl api",
-                           "ours_games_per_s": games / statistics.median(ours), "target": 0.5}
-    if theirs:
-        row["theirs_games_per_s"] = games / statistics.median(theirs)
-        row["ratio"] = row["ours_games_per_s"] / row["theirs_games_per_s"]
-    return row
-
-
-def ratio_openspiel(spec: str, pyspiel_game: Callable[[], Any], label: str, target: float, games: int,
-                    runs: int) -> dict[str, Any]:
-    game = interpreter.load_game(str(GAMES / spec))
-    ours: list[float] = []
-    theirs: list[float] = []
-    other = pyspiel_game() if pyspiel_game else None
-    for _ in range(runs):
-        ours.append(cpu(lambda: random_loop(game.new_initial_state, games)))
-        if other is not None:
-            theirs.append(cpu(lambda: random_loop(lambda i: other.new_initial_state(), games)))
-    row: dict[str, Any] = {"comparison": label, "ours_games_per_s": games / statistics.median(ours), "target": target}
-    if theirs:
-        row["theirs_games_per_s"] = games / statistics.median(theirs)
-        row["ratio"] = row["ours_games_per_s"] / row["theirs_games_per_s"]
-    return row
-
-
-def openspiel_games() -> tuple[Callable[[], Any] | None, Callable[[], Any] | None]:
+def profile_of(task: dict[str, Any]) -> str:
     try:
-        import pyspiel
-        from open_spiel.python.games import tic_tac_toe  # noqa: F401 - registers python_tic_tac_toe
-    except ImportError:
-        return None, None
-    return (lambda: pyspiel.load_game("python_tic_tac_toe"),
-            lambda: pyspiel.convert_to_turn_based(pyspiel.load_game("goofspiel", {"points_order": "descending"})))
-
-
-def profile_of(spec: str, players: int | None, options: dict[str, Any], games: int, top: int = 14) -> str:
-    """Where a random playout spends its time: the functions with the most time of their own."""
-    import cProfile
-    import io
-    import pstats
-
-    game = interpreter.load_game(str(GAMES / spec), players=players, options=options)
-    profiler = cProfile.Profile()
-    profiler.enable()
-    random_loop(game.new_initial_state, games)
-    profiler.disable()
-    out = io.StringIO()
-    stats = pstats.Stats(profiler, stream=out)
-    stats.sort_stats("tottime").print_stats(top)
-    lines = [line for line in out.getvalue().splitlines() if line.strip()]
-    start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("ncalls"))
-    body = [line.replace(str(ROOT) + "/", "") for line in lines[start:]]
-    total = next((line.strip() for line in lines if "function calls" in line), "")
-    return "\n".join([f"`{spec}`, {players or 'default'} players, options {options}: {total}", "", "```",
-                      *body, "```"])
-
-
-def simulate_speedup(games: int) -> dict[str, Any] | None:
-    """`rulespec simulate --jobs 2` against `--jobs 1`, wall time of the whole command."""
-    exe = Path(sys.executable).parent / "rulespec"
-    if not exe.exists():
-        return None
-    times = {}
-    for jobs in (1, 2):
-        cmd = [str(exe), "simulate", str(GAMES / "highjack.yaml"), "--games", str(games), "--jobs", str(jobs),
-               "--seed", "1"]
-        start = time.perf_counter()
-        result = subprocess.run(cmd, capture_output=True, text=True)
-        if result.returncode != 0:
-            return {"comparison": "simulate --jobs 2 vs --jobs 1", "error": result.stderr.strip()[-300:]}
-        times[jobs] = time.perf_counter() - start
-    return {"comparison": f"simulate --jobs 2 vs --jobs 1 (Highjack, {games} games, wall time)",
-            "ours_games_per_s": games / times[2], "theirs_games_per_s": games / times[1],
-            "ratio": times[1] / times[2], "target": 1.7}
+        got = work({"kind": "profile", "task": task, "top": 15})
+    except WorkerFailed as exc:
+        return f"profile not taken: {exc}"
+    body = [line.replace(str(ROOT) + "/", "") for line in got["lines"]]
+    what = {k: v for k, v in task.items() if k not in ("kind",)}
+    if "spec" in what:
+        what["spec"] = what["spec"].replace(str(ROOT) + "/", "")
+    if "specs" in what:
+        what["specs"] = [spec.replace(str(ROOT) + "/", "") for spec in what["specs"]]
+    return "\n".join([f"`{task['kind']}` {json.dumps(what)}: {got['total']}", "", "```", *body, "```"])
 
 
 # ---------------------------------------------------------------------- report
@@ -254,10 +414,10 @@ def table(rows: list[dict[str, Any]], columns: list[tuple[str, str, str]]) -> st
     head = "| " + " | ".join(title for _, title, _ in columns) + " |"
     rule = "|" + "|".join("---" for _ in columns) + "|"
     lines = [head, rule]
-    for row in rows:
+    for entry in rows:
         cells = []
         for key, _, fmt in columns:
-            value = row.get(key)
+            value = entry.get(key)
             cells.append("" if value is None else (format(value, fmt) if fmt else str(value)))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -268,69 +428,98 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="fewer games and repetitions")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "RESULTS.md"), help="where to write the report")
     parser.add_argument("--no-simulate", action="store_true", help="skip the simulate --jobs speed-up")
+    parser.add_argument("--baseline", default=DEFAULT_BASELINE,
+                        help=f"the revision to compare with (default {DEFAULT_BASELINE}, before issue 12); "
+                             "'none' to skip")
+    parser.add_argument("--remove-baseline", action="store_true",
+                        help="remove the baseline's worktree afterwards (default: keep it for the next run)")
     args = parser.parse_args()
     runs = 3 if args.quick else 5
     scale = 1 if args.quick else 3
+    started = time.perf_counter()
 
-    compiled = compile_times(runs * 2)
-    plays = playouts(games=20 * scale, runs=runs)
-    ttt_game, goof_game = openspiel_games()
-    ratios = [
-        ratio_high_hand(4, 300 * scale, runs),
-        ratio_high_hand(2, 120 * scale, runs),
-        ratio_openspiel("tictactoe.yaml", ttt_game, "tic-tac-toe vs OpenSpiel python_tic_tac_toe", 1.0,
-                        1000 * scale, runs),
-        ratio_openspiel("goofspiel.yaml", goof_game, "goofspiel vs OpenSpiel C++ goofspiel (turn-based)", 0.25,
-                        300 * scale, runs),
-    ]
-    if not args.no_simulate:
-        speedup = simulate_speedup(2000)
-        if speedup:
-            ratios.append(speedup)
-    for row in ratios:
-        if "ratio" in row:
-            row["met"] = "yes" if row["ratio"] >= row["target"] else "NO"
+    def progress(text: str) -> None:
+        print(f"[{time.perf_counter() - started:5.0f} s] {text}", file=sys.stderr, flush=True)
+
+    with baseline_tree(args.baseline, args.remove_baseline) as (base, base_note):
+        progress(f"baseline: {base_note}")
+        targets = []
+        progress("High Hand")
+        targets.append(high_hand(4, 300 * scale, runs, 0.6))
+        targets.append(high_hand(2, 120 * scale, runs, 0.75))
+        progress("Highjack")
+        targets.append(highjack_before(base, base_note, 30 * scale, runs))
+        targets.append(highjack_scaling(base, 20 * scale, runs))
+        progress("OpenSpiel")
+        targets.append(versus_openspiel("tictactoe.yaml", "python_tic_tac_toe", "tic-tac-toe", 5.0, 1000 * scale,
+                                        1000 * scale, runs))
+        targets.append(versus_openspiel("goofspiel.yaml", "goofspiel", "goofspiel", 0.15, 300 * scale, 300 * scale,
+                                        runs))
+        targets.append(versus_openspiel("reversi.yaml", "othello", "Reversi", 0.03, 10 * scale, 200 * scale, runs))
+        progress("IS-MCTS")
+        targets.append(mcts_before(base, base_note, 2 if args.quick else 3))
+        progress("load and compile")
+        specs = sorted(p.name for p in (ROOT / "games").glob("*.yaml"))
+        loads = load_times(specs, runs, base)
+        targets += load_rows(loads)
+        if not args.no_simulate:
+            progress("simulate --jobs")
+            targets.append(simulate_speedup(400 if args.quick else 1000))
+        progress("playouts of every spec")
+        plays = playouts(games=10 * scale, runs=1 if args.quick else 2)
+        missed = [t for t in targets if t["met"] == "NO" and t["profile"]]
+        sections = []
+        for entry in missed:
+            progress(f"profile: {entry['measure']}")
+            sections.append((entry["measure"], profile_of(entry["profile"])))
+    progress("done")
 
     report = [
         "# Benchmark results",
         "",
         f"Machine: {machine()}. Measured {time.strftime('%Y-%m-%d')} by `python benchmarks/run.py"
-        f"{' --quick' if args.quick else ''}`;",
-        "figures are medians of CPU time over repeated runs; ratios compare figures from the same run.",
+        f"{' --quick' if args.quick else ''}`"
+        f"{'' if args.baseline == DEFAULT_BASELINE else f' --baseline {args.baseline}'}"
+        f" in {time.perf_counter() - started:.0f} s.",
         "",
-        "## Ratios (targets of issue 8)",
+        "Cold: every figure is measured in a fresh process (benchmarks/worker.py), each repetition with other",
+        "seeds; figures are medians of CPU time over the repetitions; ratios compare figures from the same run.",
+        f"Engine before: {base_note}.",
         "",
-        table(ratios, [("comparison", "comparison", ""), ("ours_games_per_s", "ours games/s", ".0f"),
-                       ("theirs_games_per_s", "reference games/s", ".0f"), ("ratio", "ratio", ".2f"),
-                       ("target", "target", ".2f"), ("met", "met", "")]),
+        "## Targets (issue 12)",
         "",
-        "## Load, validate and compile (median wall time, parser already built)",
+        table(targets, [("measure", "measure", ""), ("ours", "now", ""), ("reference", "reference", ""),
+                        ("value", "value", ".2f"), ("op", "", ""), ("target", "target", "g"), ("met", "met", "")]),
         "",
-        table(compiled, [("spec", "spec", ""), ("compile_ms", "ms", ".1f")]),
+    ]
+    notes = [f"- {t['measure']}: {t['note']}" for t in targets if t["note"]]
+    if notes:
+        report += ["Notes:", "", *notes, ""]
+    report += [
+        "## Load, validate and compile (median CPU ms; cold = first compile in a fresh process, parser built)",
+        "",
+        table(loads, [("spec", "spec", ""), ("cold_ms", "cold", ".1f"), ("warm_ms", "warm", ".1f"),
+                      ("before_cold_ms", "before: cold", ".1f"), ("before_warm_ms", "before: warm", ".1f")]),
         "",
         "## Random playouts, and the cost of a state copy",
         "",
         table(plays, [("spec", "spec", ""), ("variant", "variant", ""), ("games_per_s", "games/s", ".1f"),
-                      ("actions_per_s", "actions/s", ".0f"), ("actions_per_game", "actions/game", ".0f"),
+                      ("us_per_action", "µs/action", ".1f"), ("actions_per_game", "actions/game", ".0f"),
                       ("clone_us", "clone() µs", ".1f"), ("to_json_us", "to_json() µs", ".1f")]),
         "",
     ]
-    missed = {row["comparison"].split(" vs ")[0] for row in ratios if row.get("met") == "NO"}
-    profiled = [("High Hand 4p", "highhand.yaml", 4, {"rounds": 1, "partnerships": False}, 150),
-                ("High Hand 2p", "highhand.yaml", 2, {"rounds": 1}, 50),
-                ("goofspiel", "goofspiel.yaml", None, {}, 300)]
-    sections = [profile_of(spec, players, options, games)
-                for name, spec, players, options, games in profiled if name in missed]
     if sections:
         report += ["## Where the time goes (missed targets)", "",
-                   "cProfile of random playouts (profiling slows everything down; the proportions count).", ""]
-        for section in sections:
-            report += [section, ""]
+                   "cProfile in a fresh process (profiling slows everything down; the proportions count).", ""]
+        for measure, section in sections:
+            report += [f"### {measure}", "", section, ""]
     text = "\n".join(report)
     print(text)
     Path(args.out).write_text(text, encoding="utf-8")
-    (Path(args.out).with_suffix(".json")).write_text(
-        json.dumps({"compile": compiled, "playouts": plays, "ratios": ratios}, indent=1), encoding="utf-8")
+    Path(args.out).with_suffix(".json").write_text(json.dumps(
+        {"machine": machine(), "quick": args.quick, "baseline": base_note,
+         "targets": [{k: v for k, v in t.items() if k != "profile"} for t in targets],
+         "compile": loads, "playouts": plays}, indent=1), encoding="utf-8")
     return 0
 
 
