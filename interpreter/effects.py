@@ -63,7 +63,7 @@ def compile_block_closure(block: A.Block, L: Any) -> Stmt:
     Python errors of its statements become RuleErrors naming the statement (a block
     of one statement leaves that to the enclosing block).
     """
-    stmts = _spliced(block.stmts, L)
+    stmts = splice_constant_ifs(block.stmts, L)
     fns = tuple(compile_simple(stmt, L) for stmt in stmts)
     spans = tuple(stmt.span for stmt in stmts)
     scoped = any(isinstance(stmt, A.Let) for stmt in stmts)
@@ -104,14 +104,14 @@ def compile_block_closure(block: A.Block, L: Any) -> Stmt:
     return run_checked
 
 
-def _spliced(stmts: tuple[Any, ...], L: Any) -> list[Any]:
+def splice_constant_ifs(stmts: tuple[Any, ...], L: Any) -> list[Any]:
     """Statements with every `if` whose condition is known at link time replaced by its branch."""
     out: list[Any] = []
     for stmt in stmts:
         if isinstance(stmt, A.If):
             cond = compile_expr(stmt.cond, L)
             if is_const(cond):
-                out.extend(_spliced((stmt.then if const_value(cond) else stmt.orelse).stmts, L))
+                out.extend(splice_constant_ifs((stmt.then if const_value(cond) else stmt.orelse).stmts, L))
                 continue
         out.append(stmt)
     return out

@@ -31,12 +31,12 @@ from .effects import (
     PYTHON_ERRORS,
     TOP,
     EndSignal,
-    _spliced,
     bindings_iterator,
     compile_block_closure,
     compile_simple,
     deal_targets,
     rule_failure,
+    splice_constant_ifs,
 )
 from .errors import BudgetError, RuleError
 from .expressions import compile_expr, compile_list, type_of
@@ -792,7 +792,7 @@ def compile_block_code(block: A.Block, L: Any, checked: bool = True) -> int:
 def fill_block(code: BlockCode, block: A.Block, L: Any, checked: bool = True) -> None:
     code.check = L.end_check if checked else None
     stmts = []
-    spliced = _spliced(block.stmts, L)
+    spliced = splice_constant_ifs(block.stmts, L)
     code.spans = tuple(stmt.span for stmt in spliced)
     for stmt in spliced:
         if waits(stmt, L):

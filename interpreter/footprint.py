@@ -11,7 +11,8 @@ module finds, at link time, the parts of a state a list of expressions reads:
     ("pieces",)        where pieces stand
 
 ``None`` means "cannot tell" (the condition is then evaluated every time). Writers mark
-the state ``dirty`` when they change a part some condition reads (``Watch``).
+the state ``dirty`` when they change a part some condition reads (``Watch``); code that
+edits a state's data directly, not through the rules (``sampling``), must mark it too.
 """
 
 from __future__ import annotations
@@ -103,7 +104,6 @@ class Watch:
         self.keys: frozenset[Key] = keys or frozenset()
         families = {k[1] for k in self.keys if k[0] == "zone"}
         self.zones = tuple(self.everything or fam in families for fam in L.zone_family)
-        self.any_zone = any(self.zones)
 
     def __contains__(self, key: Key) -> bool:
         return self.everything or key in self.keys

@@ -54,6 +54,7 @@ def _redeal(state: State, seen: set[int], rng: random.Random) -> State:
         sample.zones[z][i] = card
         sample.loc[card] = z
         sample.face[card] = face
+    sample.dirty = True  # cards changed zones behind the writers' backs: the end conditions must look again
     sample.rng = RNG.seed_state(rng.getrandbits(62))
     _refresh_pending(sample, state.pending[0] if state.pending else None)
     return sample

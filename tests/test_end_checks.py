@@ -159,3 +159,96 @@ def test_the_comparison_would_catch_a_missed_write(monkeypatch: pytest.MonkeyPat
     monkeypatch.undo()
     with pytest.raises(AssertionError):
         _same_matches(forgetful, range(12), monkeypatch)
+
+
+_PIECES = """\
+rulespec: 1
+game: {name: P, players: 2, limits: {actions: 400}}
+board: {rows: 3, cols: 3}
+pieces:
+  mark: {per_player: 9}
+variables:
+  moves: {type: int, initial: 0}
+round:
+  first: player(0)
+  turn:
+    - choose:
+        - action: put
+          for: c in empty_cells()
+          do: [place mark of current at c]
+        - action: lift
+          for: x in pieces(current)
+          if: x.cell != none
+          do: [remove x]
+        - action: slide
+          for: x in pieces(current)
+          if: x.cell != none and count(slides(x)) > 0
+          do: [move x to first(slides(x))]
+    - moves += 1
+  end_when:
+    - END
+match:
+  end_when: round >= 2
+"""
+
+
+@pytest.mark.parametrize("end", ["line(current, 3)",
+                                 "piece_at(cell('b2')) != none and piece_at(cell('b2')).owner == player(1)",
+                                 "count(empty_cells()) <= 3", "any(x.cell == cell('a1') for x in pieces(player(0)))"])
+def test_pieces_are_tracked(end: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    game = interpreter.game_from_text(_PIECES.replace("END", end))
+    assert not game.link.end_watch.everything
+    _same_matches(game, range(10), monkeypatch)
+
+
+_PEEK = """\
+rulespec: 1
+game: {name: Peek, players: 2, limits: {actions: 3000}}
+cards:
+  name: "{colour} {number}"
+  list:
+    - family: {colour: [red, blue, green], number: "1..6"}
+zones:
+  deck: {visibility: hidden}
+  hand: {per: player, visibility: owner}
+variables:
+  passes: {type: int, initial: 0}
+actions:
+  pass:
+    do: [passes += 1]
+round:
+  setup: [move all cards to deck, shuffle deck, deal 3 from deck to hand]
+  turn:
+    - choose: [pass]
+    - choose: [pass]
+  end_when:
+    - any(c.number == 6 for c in hand(left(current)))
+match:
+  end_when: round >= 1
+"""
+
+
+def test_a_sampled_world_looks_at_its_end_conditions_again() -> None:
+    """The sampler deals the hidden cards anew behind the writers' backs: a world where the round
+    should end after the next statement must end there, in the middle of a turn too."""
+    from interpreter.sampling import sample_consistent
+
+    game = interpreter.game_from_text(_PEEK)
+    compared = ended = 0
+    for seed in range(30):
+        state = game.new_initial_state(seed)
+        if state.is_terminal():
+            continue
+        state.apply_action(state.legal_actions()[0])  # the turn's first choice: the check ran
+        if state.is_terminal():
+            continue
+        for k in range(10):
+            sample = sample_consistent(state, state.current_player(), k)
+            tracked, checked = sample.clone(), sample.clone()
+            checked.dirty = True  # as if the check followed every statement
+            tracked.apply_action(tracked.legal_actions()[0])
+            checked.apply_action(checked.legal_actions()[0])
+            assert tracked == checked, f"seed {seed} sample {k}"
+            compared += 1
+            ended += checked.is_terminal()
+    assert compared and ended  # the comparison covered worlds whose round ended
