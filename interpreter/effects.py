@@ -13,6 +13,7 @@ from typing import Any
 from rulespec import ast as A
 from rulespec import types as T
 
+from . import zones
 from .budget import MAX_NESTING, SMALL, check_grown, log_event, nested_size, overrun, spend, value_units
 from .errors import BudgetError, RuleError
 from .expressions import (
@@ -242,13 +243,7 @@ def s_Draw(node: A.Draw, L: Any) -> Stmt:
 
 
 def deal_targets(node: A.Deal, L: Any) -> Callable[[Any], list[int]]:
-    zone = L.zone_defs[node.family]
-    base = L.zone_base[node.family]
-    if zone.per == "cell":
-        targets = [base + c for c in range(L.board.size)]
-        return lambda s: targets
-    n = L.num_players
-    return lambda s: [base + (s.dealer + 1 + k) % n for k in range(n)]
+    return zones.deal_targets(L.zone_defs[node.family], L.zone_base[node.family], L)
 
 
 def s_Deal(node: A.Deal, L: Any) -> Stmt:

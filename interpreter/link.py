@@ -15,8 +15,10 @@ from rulespec import ast as A
 from rulespec import types as T
 from rulespec.compiler import GameDef
 from rulespec.model import ProcDef, ZoneDef
+from rulespec.zones import kind_of
 
 from . import rng as RNG
+from . import zones
 from .actions import ActionTable
 from .board import Board, parse_cell
 from .budget import log_event
@@ -90,19 +92,13 @@ class Link:
         for zone in self.model.zones:
             self.zone_defs[zone.name] = zone
             self.zone_base[zone.name] = len(self.zone_face)
-            if zone.per == "player":
-                instances = [(p, f"{zone.name}({self.seat_names[p]})") for p in range(self.num_players)]
-            elif zone.per == "cell":
-                instances = [(-1, f"{zone.name}({name})") for name in self.board.names]  # type: ignore[union-attr]
-            else:
-                instances = [(-1, zone.name)]
-            for owner, label in instances:
+            for owner, label in zones.instances(zone, self):
                 self.zone_face.append(1 if zone.face == "up" else 0)
                 self.zone_visibility.append(_VISIBILITY[zone.visibility])
                 self.zone_owner.append(owner)
                 self.zone_label.append(label)
                 self.zone_family.append(zone.name)
-        shared = [z for z in self.model.zones if z.per is None]
+        shared = [z for z in self.model.zones if kind_of(z).shared]
         if self.cards.count and not shared:
             raise RuleError("the spec has cards but no shared zone to hold them when the match starts",
                             self.model.cards.span if self.model.cards else None)

@@ -24,6 +24,7 @@ from typing import Any, TextIO
 
 from rulespec import ast as A
 from rulespec import types as T
+from rulespec.zones import PER_CELL, PER_PLAYER, kind_of
 
 from .agents import Agent, AgentError, derive_seed, make_agent
 from .errors import RuleError
@@ -203,13 +204,14 @@ def view_lines(game: Game, obs: dict[str, Any], viewer: int | None) -> list[str]
     for name, view in obs.get("zones", {}).items():
         zone = link.zone_defs[name]
         label = zone.label
-        if zone.per == "player":
+        kind = kind_of(zone)
+        if kind is PER_PLAYER:
             parts = []
             for p, pview in enumerate(view):
                 who = names[p] + (" (you)" if p == viewer else "")
                 parts.append(f"{who}: {_zone_text(game, pview, p, viewer)}")
             lines.append(f"  {label}: " + " | ".join(parts))
-        elif zone.per == "cell":
+        elif kind is PER_CELL:
             cell_zones[label] = view
             if game.board is None or not view:
                 shown = ", ".join(f"{c} {_zone_text(game, v, None, viewer)}" for c, v in view.items())

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import zones
 from .state import CHANCE, State
 from .visibility import seen_events, visible_cards, zone_sights, zone_view
 
@@ -22,14 +23,7 @@ def _zones(s: State, player: int) -> dict[str, Any]:
     sights = zone_sights(link, player)
     out: dict[str, Any] = {}
     for name, zone in link.zone_defs.items():
-        base = link.zone_base[name]
-        if zone.per == "player":
-            out[name] = [zone_view(s, z, sights[z]) for z in range(base, base + link.num_players)]
-        elif zone.per == "cell":
-            out[name] = {link.board.names[c]: zone_view(s, base + c, sights[base + c])  # type: ignore[union-attr]
-                         for c in range(link.board.size) if s.zones[base + c]}  # type: ignore[union-attr]
-        else:
-            out[name] = zone_view(s, base, sights[base])
+        out[name] = zones.view(zone, link.zone_base[name], s, lambda z: zone_view(s, z, sights[z]))
     return out
 
 

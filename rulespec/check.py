@@ -20,6 +20,7 @@ from .errors import Diagnostics, SourceSpan, did_you_mean
 from .model import ActionRef, SpecModel
 from .source import Limits
 from .static import MAX_INT, StaticEvalError, evaluate_static
+from .zones import kind_of
 
 __all__ = ["CheckInfo", "check_model", "Scope", "CHOICE", "CHANCE", "option_value_error"]
 
@@ -176,9 +177,9 @@ class Checker:
             return T.BUILTIN_NAMES[name]
         if name in self.zones:
             zone = self.zones[name]
-            if zone.per is not None:
-                arg = "p" if zone.per == "player" else "c"
-                self.error(node.span, f"zone '{name}' is one per {zone.per}: write {name}({arg})")
+            kind = kind_of(zone)
+            if not kind.shared:
+                self.error(node.span, f"zone '{name}' is one per {kind.per}: write {name}({kind.arg})")
                 return T.ZONE
             self.info.refs[id(node)] = ("zone", name)
             return T.ZONE
@@ -390,15 +391,16 @@ class Checker:
 
     def zone_family(self, node: A.Call, scope: Scope) -> str:
         zone = self.zones[node.func]
+        kind = kind_of(zone)
         self.info.refs[id(node)] = ("family", zone.name)
-        if zone.per is None:
+        if kind.shared:
             self.error(node.span, f"zone '{zone.name}' is shared: write {zone.name} without (...)")
             return T.ZONE
         if len(node.args) != 1 or node.kwargs:
-            self.error(node.span, f"{zone.name}(...) takes one {zone.per}")
+            self.error(node.span, f"{zone.name}(...) takes one {kind.per}")
             return T.ZONE
-        want = T.PLAYER if zone.per == "player" else T.CELL
-        self.expect(node.args[0], self.expr(node.args[0], scope), want, f"the argument of {zone.name}()")
+        assert kind.arg_type is not None
+        self.expect(node.args[0], self.expr(node.args[0], scope), kind.arg_type, f"the argument of {zone.name}()")
         return T.ZONE
 
     def call_builtin(self, node: A.Call, scope: Scope, random_ok: bool = False) -> str:
@@ -581,7 +583,7 @@ class Checker:
         zone = self.zones.get(node.family)
         if zone is None:
             self.error(node.family_span, f"unknown zone '{node.family}'", did_you_mean(node.family, self.zones))
-        elif zone.per is None:
+        elif kind_of(zone).shared:
             self.error(node.family_span, f"`deal` goes to a zone that exists per player or per cell; "
                        f"'{node.family}' is shared", f"use `draw N from ... to {node.family}`")
         return CHANCE
@@ -1151,7 +1153,7 @@ def _value_type(value: Any) -> str:
 
 def check_zones_board_pieces(c: Checker) -> None:
     for zone in c.m.zones:
-        if zone.per == "cell" and c.m.board is None:
+        if kind_of(zone).needs_board and c.m.board is None:
             c.error(zone.span, f"zone '{zone.name}' is per cell, but there is no `board:`")
         if zone.name in T.BUILTIN_NAMES or zone.name in T.FUNCTIONS:
             c.error(zone.span, f"'{zone.name}' is a built-in name; pick another zone name")

@@ -23,6 +23,7 @@ from . import ast as A
 from . import types as T
 from .compiler import GameDef
 from .model import ActionRef, CardEntry, PhaseDef, SpecModel
+from .zones import SHARED, kind_of
 
 __all__ = ["describe", "Describer"]
 
@@ -186,9 +187,8 @@ class Describer:
         out = ["## Zones", "", "| zone | one per | who sees the cards | cards lie | shown as |",
                "|---|---|---|---|---|"]
         for z in self.model.zones:
-            per = {"player": "player", "cell": "board cell"}.get(z.per or "", "table (one)")
-            out.append(f"| `{z.name}` | {per} | {_VISIBILITY.get(z.visibility, z.visibility)} | face {z.face} "
-                       f"| {_cell(z.label)} |")
+            seen = _VISIBILITY.get(z.visibility, z.visibility)
+            out.append(f"| `{z.name}` | {kind_of(z).described} | {seen} | face {z.face} | {_cell(z.label)} |")
         return out
 
     def board_section(self) -> list[str]:
@@ -429,12 +429,7 @@ class Describer:
         count = "1 card" if _is_const(s.count, 1) else f"{self.expr(s.count)} cards"
         zone = self.zones.get(s.family)
         name = _words(s.family)
-        if zone is not None and zone.per == "cell":
-            to = f"each cell's {name}"
-        elif zone is not None and zone.per == "player":
-            to = f"each player's {name}"
-        else:
-            to = f"each {name}"
+        to = (kind_of(zone) if zone is not None else SHARED).each.format(name)
         return f"deal {count} from {self.place(s.source)} to {to}{self.face(s.face)}"
 
     def s_Shuffle(self, s: A.Shuffle, indent: str) -> str:
@@ -557,7 +552,7 @@ class Describer:
         if isinstance(node, A.Call) and node.func in self.zones and node.args:
             zone = self.zones[node.func]
             owner = node.args[0]
-            if zone.per == "cell":
+            if kind_of(zone).located:
                 return f"the {_words(node.func)} at {self.expr(owner)}"
             return _of(self.expr(owner), _words(node.func))
         return self.expr(node)

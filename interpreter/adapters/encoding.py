@@ -29,6 +29,10 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from rulespec.zones import PER_CELL, PER_PLAYER, ZoneKind, kind_of
+
+from .. import zones as zone_kinds
+
 if TYPE_CHECKING:  # pragma: no cover
     from ..game import Game
     from ..state import State
@@ -78,11 +82,8 @@ class ViewEncoder:
         self.num_pieces = len(link.piece_kind_name)
 
         # zone instances: (family, per) in the engine's zone order
-        self.zone_families: list[tuple[str, str | None]] = [(name, z.per) for name, z in link.zone_defs.items()]
-        count = 0
-        for _, per in self.zone_families:
-            count += n if per == "player" else (self.cells if per == "cell" else 1)
-        self.num_zones = count
+        self.zone_families: list[tuple[str, ZoneKind]] = [(name, kind_of(z)) for name, z in link.zone_defs.items()]
+        self.num_zones = sum(len(zone_kinds.instances(z, link)) for z in link.zone_defs.values())
         self.zone_width = 2 * k + 1
 
         self.pvar = [(v.name, self._value_encoder(v.type)) for v in link.pvar_defs]
@@ -188,13 +189,13 @@ class ViewEncoder:
         if self.num_zones:
             zones = view["zones"]
             width = self.zone_width
-            for family, per in self.zone_families:
+            for family, kind in self.zone_families:
                 zview = zones[family]
-                if per == "player":
+                if kind is PER_PLAYER:
                     for r in range(n):
                         self._zone(zview[(me + r) % n], out, at + r * width)
                     at += n * width
-                elif per == "cell":
+                elif kind is PER_CELL:
                     cell_index = self.cell_index
                     for cell, cv in zview.items():
                         self._zone(cv, out, at + cell_index[cell] * width)
