@@ -866,6 +866,9 @@ class Checker:
             if t in (T.STR, T.INT, T.BOOL) and not _literal_domain(binding.iter):
                 self.error(binding.iter.span, f"the values of action parameter '{name}' must be a literal list "
                            "or range(a, b)")
+            elif t in (T.STR, T.INT, T.BOOL) and (unknown := _not_static(binding.iter)) is not None:
+                self.error(unknown.span, f"the values of action parameter '{name}' must be known before the game "
+                           f"starts: '{unknown.id}' is not", "use numbers, num_players and option.NAME")
         known = self.info.action_params.get(alt.action)
         if known is None:
             self.info.action_params[alt.action] = signature
@@ -892,6 +895,15 @@ def _target_name(node: Any) -> str:
 
 def _sig_text(sig: tuple[tuple[str, str], ...]) -> str:
     return "(" + ", ".join(f"{n}: {t}" for n, t in sig) + ")"
+
+
+def _not_static(node: Any) -> A.Name | None:
+    """The first name in ``node`` that is not known before a game starts (numbers, num_players and
+    options are), or None."""
+    for sub in A.walk(node):
+        if isinstance(sub, A.Name) and sub.id not in ("num_players", "option"):
+            return sub
+    return None
 
 
 def _literal_domain(node: Any) -> bool:

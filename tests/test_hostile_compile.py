@@ -656,3 +656,28 @@ def test_fifo_base_does_not_block_even_without_alarm_help(tmp_path: Path) -> Non
     with bounded(5):
         with pytest.raises(VariantError):
             compile_file(path)
+
+
+def test_an_action_parameter_over_a_variable_range_is_refused_by_the_checker():
+    """validate used to accept it and loading refused it ('n' is not known before the game starts)."""
+    text = """\
+rulespec: 1
+game: {name: Domain, players: 2}
+variables:
+  n: {type: int, initial: 1000000000}
+actions:
+  go:
+    for: k in range(0, n)
+    do: [pass]
+round:
+  turn:
+    - choose: go
+  end_when: turn >= 3
+match:
+  end_when: round >= 1
+"""
+    error = spec_error(lambda: compile_text(text, "domain.yaml"))
+    (diag,) = error.diagnostics
+    assert (diag.span.line, diag.span.col) == (7, 24)
+    assert diag.message == "the values of action parameter 'k' must be known before the game starts: 'n' is not"
+    assert diag.hint == "use numbers, num_players and option.NAME"
