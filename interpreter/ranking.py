@@ -119,10 +119,7 @@ class Ranking:
 
         def same(ordered: tuple[int, ...], shared: dict) -> Match | None:
             best: Match | None = None
-            groups = shared.get(attr)
-            if groups is None:
-                groups = group_by(ordered, shared)
-            for group in groups:
+            for group in group_by(ordered, shared):
                 if len(group) < count:
                     continue
                 chosen = list(group[:count])
@@ -142,10 +139,7 @@ class Ranking:
         def run(ordered: tuple[int, ...], shared: dict) -> Match | None:
             best = -1  # bit number of the highest rank of the best run so far
             best_group: Sequence[int] = ()
-            groups = shared.get(attr)
-            if groups is None:
-                groups = group_by(ordered, shared)
-            for group in groups:
+            for group in group_by(ordered, shared):
                 if len(group) < need:
                     continue
                 ranks = 0  # the group's ranks, one bit each
@@ -231,17 +225,21 @@ class Ranking:
         highest card, kept in ``shared`` under ``attr``."""
         if attr is None:
             def whole(ordered: tuple[int, ...], shared: dict) -> list[Sequence[int]]:
-                found = shared[None] = [ordered]
+                found = shared.get(None)
+                if found is None:
+                    found = shared[None] = [ordered]
                 return found
 
             return whole
         values = self.attrs[attr]
 
         def group_by(ordered: tuple[int, ...], shared: dict) -> list[Sequence[int]]:
-            groups: dict[Any, list[int]] = {}
-            for c in ordered:
-                groups.setdefault(values[c], []).append(c)
-            found = shared[attr] = list(groups.values())
+            found = shared.get(attr)
+            if found is None:
+                groups: dict[Any, list[int]] = {}
+                for c in ordered:
+                    groups.setdefault(values[c], []).append(c)
+                found = shared[attr] = list(groups.values())
             return found
 
         return group_by
