@@ -156,12 +156,11 @@ def _action_span(L: Any, name: str) -> Any:
 def _all_alternatives(L: Any) -> list[A.Alternative]:
     found: list[A.Alternative] = []
     seen: set[int] = set()
-    for ref in L.info.refs.values():
-        if isinstance(ref, tuple) and ref and ref[0] == "choose":
-            for alt in ref[1]:
-                if id(alt) not in seen:
-                    seen.add(id(alt))
-                    found.append(alt)
+    for ref in L.info.choices():
+        for alt in ref.alternatives:
+            if id(alt) not in seen:
+                seen.add(id(alt))
+                found.append(alt)
     for alt in L.model.actions:
         if id(alt) not in seen:
             seen.add(id(alt))

@@ -313,7 +313,7 @@ def s_Assign(node: A.Assign, L: Any) -> Stmt:
     """An assignment; one that changes what the round's end conditions read marks the state dirty."""
     assign = _assign(node, L)
     target = node.target
-    kind = L.info.refs.get(id(target), ("?",))[0]
+    kind = L.info.ref(target).kind
     if kind == "var":
         key: tuple[str, ...] = ("var", target.id)
     elif kind == "builtin":
@@ -337,7 +337,7 @@ def _marking(fn: Stmt) -> Stmt:
 def _assign(node: A.Assign, L: Any) -> Stmt:
     value = compile_expr(node.value, L)
     target = node.target
-    ref = L.info.refs.get(id(target), ("?",))
+    ref = L.info.ref(target)
     list_typed = T.is_list(type_of(node.value, L)) or type_of(node.value, L) == T.ZONE
     if type_of(node.value, L) == T.ZONE:
         value = compile_list(node.value, L)
@@ -361,8 +361,8 @@ def _assign(node: A.Assign, L: Any) -> Stmt:
             _check_stored(s, v, limits, span)
             return v
     grows = type_of(node.value, L) not in (T.INT, T.BOOL)
-    if ref[0] in ("var", "builtin"):
-        if ref[0] == "builtin":
+    if ref.kind in ("var", "builtin"):
+        if ref.kind == "builtin":
             def set_dealer(s: Any, e: dict) -> None:
                 v = value(s, e)
                 if v is None:
@@ -396,7 +396,7 @@ def _assign(node: A.Assign, L: Any) -> Stmt:
 
         return add_var
     owner = compile_expr(target.obj, L)
-    if ref[0] == "pvar":
+    if ref.kind == "pvar":
         slot = L.pvar_slots[target.name]
 
         def column(s: Any) -> list:
@@ -622,7 +622,7 @@ def s_CallProc(node: A.CallProc, L: Any) -> Stmt:
     args = [compile_expr(a, L) for a in node.args]
     target = node.target
     span = node.span
-    if L.info.refs.get(id(target), ("?",))[0] == "proc":
+    if L.info.ref(target).kind == "proc":
         name = target.id
         params = L.procs[name].params
         resolved: list[Stmt] = []

@@ -77,8 +77,8 @@ def c_Const(node: A.Const, L: Any) -> Fn:
 
 
 def c_Name(node: A.Name, L: Any) -> Fn:
-    ref = L.info.refs.get(id(node), ("?",))
-    kind = ref[0]
+    ref = L.info.ref(node)
+    kind = ref.kind
     if kind == "local":
         name = node.id
 
@@ -126,8 +126,8 @@ _STATE_FIELDS: dict[str, Fn] = {
 
 
 def c_Attr(node: A.Attr, L: Any) -> Fn:
-    ref = L.info.refs.get(id(node), ("?",))
-    kind = ref[0]
+    ref = L.info.ref(node)
+    kind = ref.kind
     if kind == "option":
         return _const(L.options[node.name])
     obj = compile_expr(node.obj, L)
@@ -601,10 +601,10 @@ def c_Cond(node: A.Cond, L: Any) -> Fn:
 
 
 def c_Call(node: A.Call, L: Any) -> Fn:
-    ref = L.info.refs.get(id(node), ("?",))
-    if ref[0] == "family":
+    ref = L.info.ref(node)
+    if ref.kind == "family":
         return _family(node, L)
-    if ref[0] == "define":
+    if ref.kind == "define":
         return _define_call(node, node.func, node.args, L)
     return L.builtin(node)  # the link knows the built-in functions (they compile their arguments here)
 

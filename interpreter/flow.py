@@ -844,7 +844,7 @@ def compile_waiting(node: Any, L: Any) -> Callable[[State, dict], None]:
 def compile_waiting_call(node: A.CallProc, L: Any) -> Callable[[State, dict], None]:
     args = [compile_expr(a, L) for a in node.args]
     target = node.target
-    if L.info.refs.get(id(target), ("?",))[0] == "proc":
+    if L.info.ref(target).kind == "proc":
         name = target.id
         params = L.procs[name].params
 
@@ -908,7 +908,7 @@ def compile_choose(node: A.Choose, L: Any) -> ChooseCode:
     code.by = compile_expr(node.by, L) if node.by is not None else None
     code.orelse = compile_block_code(node.orelse, L) if node.orelse is not None else None
     alts = []
-    for alt_node in L.info.refs[id(node)][1]:
+    for alt_node in L.info.ref(node).alternatives:
         alt = link_alternative(alt_node, L)
         if alt is not None:
             alts.append(alt)

@@ -61,8 +61,8 @@ def _read_by(node: Any, L: Any) -> Key | None:
     """What this one node reads (its children are walked separately)."""
     if isinstance(node, _PLAIN_NODES):
         return _NOTHING
-    ref = L.info.refs.get(id(node), ("?",))
-    kind = ref[0]
+    ref = L.info.ref(node)
+    kind = ref.kind
     if isinstance(node, A.Name):
         if kind in ("local", "ranking"):
             return _NOTHING

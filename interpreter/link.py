@@ -162,10 +162,9 @@ class Link:
     def _compile_defines(self) -> None:
         """Every define's body, the ones it uses first: compiling a long chain of defines
         never recurses deeper than one define."""
-        refs = self.info.refs
         self._define_uses = {
             d.name: {node.id if isinstance(node, A.Name) else node.func for node in A.walk(d.body)
-                     if isinstance(node, (A.Name, A.Call)) and refs.get(id(node), ("?",))[0] == "define"}
+                     if isinstance(node, (A.Name, A.Call)) and self.info.ref(node).kind == "define"}
             for d in self.model.defines}
         done: set[str] = set()
         for root in self._define_uses:

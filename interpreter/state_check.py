@@ -193,7 +193,6 @@ class _Checker:
     def _scan_spec(self) -> None:
         """Local names and their types; statements by position (to know what a frame still needs)."""
         info = self.link.info
-        refs = info.refs
         types = info.types
         names: dict[str, set[str]] = {}
         nullable: set[str] = set()  # bound by `let` or as a parameter: may hold none
@@ -203,8 +202,8 @@ class _Checker:
         for root in _roots(self.link.model):
             for node in A.walk(root):
                 if isinstance(node, A.Name):
-                    ref = refs.get(id(node))
-                    if ref is not None and ref[0] == "local":
+                    ref = info.ref(node)
+                    if ref.kind == "local":
                         names.setdefault(node.id, set()).add(types.get(id(node), T.ANY))
                 elif isinstance(node, A.Let):
                     names.setdefault(node.name, set())
@@ -228,14 +227,14 @@ class _Checker:
 
     def _free_names(self, nodes: list[Any]) -> frozenset[str]:
         """Local names the nodes read and do not bind themselves."""
-        refs = self.link.info.refs
+        info = self.link.info
         used: set[str] = set()
         bound: set[str] = set()
         for root in nodes:
             for node in A.walk(root):
                 if isinstance(node, A.Name):
-                    ref = refs.get(id(node))
-                    if ref is not None and ref[0] == "local":
+                    ref = info.ref(node)
+                    if ref.kind == "local":
                         used.add(node.id)
                 elif isinstance(node, A.Let):
                     bound.add(node.name)

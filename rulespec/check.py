@@ -12,7 +12,7 @@ import itertools
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import ast as A
 from . import types as T
@@ -25,12 +25,28 @@ from .zones import kind_of
 __all__ = ["CheckInfo", "check_model", "Scope", "CHOICE", "CHANCE", "option_value_error"]
 
 
+class Ref(NamedTuple):
+    """What a name, attribute, call or statement target refers to: the checker's answer, read by
+    the compilers through ``CheckInfo.ref(node)``.
+
+    kind: "local", "var", "builtin", "zone", "family", "ranking", "define", "option", "card_name",
+    "card_attr", "pvar", "player_field", "cell_field", "piece_field", "dynamic", "proc", "choose".
+    """
+
+    kind: str
+    name: str = ""
+    alternatives: tuple[Any, ...] = ()  # of a "choose": the alternatives it offers
+
+
+UNKNOWN = Ref("?")
+
+
 @dataclass
 class CheckInfo:
-    """What the checker learnt, keyed by ``id(node)``."""
+    """What the checker learnt about the nodes of the spec (node identity is the key)."""
 
     types: dict[int, str] = field(default_factory=dict)
-    refs: dict[int, tuple[Any, ...]] = field(default_factory=dict)
+    refs: dict[int, Ref] = field(default_factory=dict)
     attr_types: dict[str, str] = field(default_factory=dict)
     action_params: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     action_order: list[str] = field(default_factory=list)
@@ -38,6 +54,14 @@ class CheckInfo:
     random_lets: set[int] = field(default_factory=set)
     # per statement/block: CHOICE when it may wait for a player, CHANCE when it may draw at random
     suspends: dict[int, int] = field(default_factory=dict)
+
+    def ref(self, node: Any) -> Ref:
+        """What ``node`` refers to (``UNKNOWN`` when the checker recorded nothing)."""
+        return self.refs.get(id(node), UNKNOWN)
+
+    def choices(self) -> list[Ref]:
+        """The references of every `choose` statement."""
+        return [r for r in self.refs.values() if r.kind == "choose"]
 
 
 CHOICE = 1
@@ -92,6 +116,7 @@ class Checker:
         self.m = model
         self.d = diags
         self.info = CheckInfo()
+        self.checked_alternatives: set[tuple[int, int]] = set()  # (alternative, scope) pairs checked
         self.zones = {z.name: z for z in model.zones}
         self.variables = {v.name: v for v in model.variables if v.per is None}
         self.pvars = {v.name: v for v in model.variables if v.per == "player"}
@@ -167,13 +192,13 @@ class Checker:
         name = node.id
         local = scope.lookup(name)
         if local is not None:
-            self.info.refs[id(node)] = ("local", name)
+            self.info.refs[id(node)] = Ref("local", name)
             return local
         if name in self.variables:
-            self.info.refs[id(node)] = ("var", name)
+            self.info.refs[id(node)] = Ref("var", name)
             return T.VARIABLE_TYPES[self.variables[name].type]
         if name in T.BUILTIN_NAMES:
-            self.info.refs[id(node)] = ("builtin", name)
+            self.info.refs[id(node)] = Ref("builtin", name)
             return T.BUILTIN_NAMES[name]
         if name in self.zones:
             zone = self.zones[name]
@@ -181,12 +206,12 @@ class Checker:
             if not kind.shared:
                 self.error(node.span, f"zone '{name}' is one per {kind.per}: write {name}({kind.arg})")
                 return T.ZONE
-            self.info.refs[id(node)] = ("zone", name)
+            self.info.refs[id(node)] = Ref("zone", name)
             return T.ZONE
         if name in self.defines:
             return self.call_define(node, name, (), scope)
         if name in self.rankings:
-            self.info.refs[id(node)] = ("ranking", name)
+            self.info.refs[id(node)] = Ref("ranking", name)
             return T.RANKING
         if name == "option":
             self.error(node.span, "write option.NAME to read an option")
@@ -203,7 +228,7 @@ class Checker:
     def expr_Attr(self, node: A.Attr, scope: Scope) -> str:
         if isinstance(node.obj, A.Name) and node.obj.id == "option" and scope.lookup("option") is None:
             option = self.options.get(node.name)
-            self.info.refs[id(node)] = ("option", node.name)
+            self.info.refs[id(node)] = Ref("option", node.name)
             if option is None:
                 self.error(node.span, f"unknown option '{node.name}'", did_you_mean(node.name, self.options))
                 return T.ANY
@@ -211,10 +236,10 @@ class Checker:
         base = self.expr(node.obj, scope)
         if base == T.CARD:
             if node.name == "name":
-                self.info.refs[id(node)] = ("card_name",)
+                self.info.refs[id(node)] = Ref("card_name")
                 return T.STR
             if node.name in self.info.attr_types:
-                self.info.refs[id(node)] = ("card_attr", node.name)
+                self.info.refs[id(node)] = Ref("card_attr", node.name)
                 attr_type = self.info.attr_types[node.name]
                 return T.PROC if attr_type == "procedure" else attr_type
             self.error(node.span, f"cards have no attribute '{node.name}'",
@@ -222,10 +247,10 @@ class Checker:
             return T.ANY
         if base == T.PLAYER:
             if node.name in self.pvars:
-                self.info.refs[id(node)] = ("pvar", node.name)
+                self.info.refs[id(node)] = Ref("pvar", node.name)
                 return T.VARIABLE_TYPES[self.pvars[node.name].type]
             if node.name in T.PLAYER_FIELDS:
-                self.info.refs[id(node)] = ("player_field", node.name)
+                self.info.refs[id(node)] = Ref("player_field", node.name)
                 return T.PLAYER_FIELDS[node.name]
             self.error(node.span, f"players have no variable '{node.name}'",
                        did_you_mean(node.name, list(self.pvars) + list(T.PLAYER_FIELDS))
@@ -244,21 +269,21 @@ class Checker:
         """An attribute of a value of unknown type (a parameter of a procedure nothing calls
         with typed arguments): resolved by its name where the name says what it is."""
         if node.name in self.pvars:
-            self.info.refs[id(node)] = ("pvar", node.name)
+            self.info.refs[id(node)] = Ref("pvar", node.name)
             return T.VARIABLE_TYPES[self.pvars[node.name].type]
         if node.name in T.PLAYER_FIELDS and node.name != "name":
-            self.info.refs[id(node)] = ("player_field", node.name)
+            self.info.refs[id(node)] = Ref("player_field", node.name)
             return T.PLAYER_FIELDS[node.name]
         if node.name in self.info.attr_types:
-            self.info.refs[id(node)] = ("card_attr", node.name)
+            self.info.refs[id(node)] = Ref("card_attr", node.name)
             attr_type = self.info.attr_types[node.name]
             return T.PROC if attr_type == "procedure" else attr_type
-        self.info.refs[id(node)] = ("dynamic", node.name)
+        self.info.refs[id(node)] = Ref("dynamic", node.name)
         return T.ANY
 
     def _field(self, node: A.Attr, fields: dict[str, str], kind: str, what: str) -> str:
         if node.name in fields:
-            self.info.refs[id(node)] = (kind, node.name)
+            self.info.refs[id(node)] = Ref(kind, node.name)
             return fields[node.name]
         self.error(node.span, f"{what} have no attribute '{node.name}'", did_you_mean(node.name, fields))
         return T.ANY
@@ -392,7 +417,7 @@ class Checker:
     def zone_family(self, node: A.Call, scope: Scope) -> str:
         zone = self.zones[node.func]
         kind = kind_of(zone)
-        self.info.refs[id(node)] = ("family", zone.name)
+        self.info.refs[id(node)] = Ref("family", zone.name)
         if kind.shared:
             self.error(node.span, f"zone '{zone.name}' is shared: write {zone.name} without (...)")
             return T.ZONE
@@ -405,7 +430,7 @@ class Checker:
 
     def call_builtin(self, node: A.Call, scope: Scope, random_ok: bool = False) -> str:
         sig = T.FUNCTIONS[node.func]
-        self.info.refs[id(node)] = ("builtin", node.func)
+        self.info.refs[id(node)] = Ref("builtin", node.func)
         arg_types = [self.expr(arg, scope) for arg in node.args]
         lo, hi = len(sig.params) - sig.optional, len(sig.params)
         if node.func == "dict":
@@ -473,7 +498,7 @@ class Checker:
 
     def call_define(self, node: Any, name: str, args: tuple[Any, ...], scope: Scope) -> str:
         define = self.defines[name]
-        self.info.refs[id(node)] = ("define", name)
+        self.info.refs[id(node)] = Ref("define", name)
         arg_types = tuple(self.expr(arg, scope) for arg in args)
         if len(args) != len(define.params):
             count = len(define.params)
@@ -605,10 +630,10 @@ class Checker:
                            "declare a variable under `variables:`")
                 return 0
             if target.id == "dealer":
-                self.info.refs[id(target)] = ("builtin", "dealer")
+                self.info.refs[id(target)] = Ref("builtin", "dealer")
                 want = T.PLAYER
             elif target.id in self.variables:
-                self.info.refs[id(target)] = ("var", target.id)
+                self.info.refs[id(target)] = Ref("var", target.id)
                 want = T.VARIABLE_TYPES[self.variables[target.id].type]
             else:
                 if target.id in T.BUILTIN_NAMES:
@@ -624,10 +649,10 @@ class Checker:
                 self.error(target.span, f"only player variables can be set with '.': {T.describe(owner)} has none")
                 return 0
             if target.name in self.pvars:
-                self.info.refs[id(target)] = ("pvar", target.name)
+                self.info.refs[id(target)] = Ref("pvar", target.name)
                 want = T.VARIABLE_TYPES[self.pvars[target.name].type]
             elif target.name in ("score", "total"):
-                self.info.refs[id(target)] = ("player_field", target.name)
+                self.info.refs[id(target)] = Ref("player_field", target.name)
                 want = T.PLAYER_FIELDS[target.name]
             else:
                 self.error(target.span, f"players have no variable '{target.name}'",
@@ -712,7 +737,7 @@ class Checker:
         arg_types = tuple(self.expr(a, scope) for a in node.args)
         if isinstance(node.target, A.Name) and scope.lookup(node.target.id) is None:
             name = node.target.id
-            self.info.refs[id(node.target)] = ("proc", name)
+            self.info.refs[id(node.target)] = Ref("proc", name)
             if name not in self.procs:
                 self.error(node.target.span, f"unknown procedure '{name}'", did_you_mean(name, self.procs))
                 return 0
@@ -722,7 +747,7 @@ class Checker:
             self.error(node.target.span, f"`call` needs a procedure name, not {T.describe(target)}")
             return 0
         candidates = list(self.procs)
-        if isinstance(node.target, A.Attr) and self.info.refs.get(id(node.target), ("",))[0] == "card_attr":
+        if isinstance(node.target, A.Attr) and self.info.ref(node.target).kind == "card_attr":
             attr = node.target.name
             candidates = sorted({str(v) for v in self._attr_values(attr)})
         return self.check_proc_call(node, candidates, arg_types)
@@ -842,14 +867,14 @@ class Checker:
         bits = CHOICE
         if node.orelse is not None:
             bits |= self.block(node.orelse, scope, ctx)
-        self.info.refs[id(node)] = ("choose", tuple(resolved))
+        self.info.refs[id(node)] = Ref("choose", alternatives=tuple(resolved))
         return bits
 
     def alternative(self, alt: A.Alternative, scope: Scope) -> None:
-        key = ("alt", id(alt), id(scope))
-        if key in self.info.refs:
+        key = (id(alt), id(scope))
+        if key in self.checked_alternatives:
             return
-        self.info.refs[key] = ("checked",)  # type: ignore[index]
+        self.checked_alternatives.add(key)
         if alt.broken:
             return  # its parameters are unknown: every use of them would be a false alarm
         inner = scope

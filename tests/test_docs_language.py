@@ -32,6 +32,7 @@ import interpreter
 from rulespec import SpecError, compile_text, schema
 from rulespec import ast as A
 from rulespec import types as T
+from rulespec.check import UNKNOWN
 from rulespec.source import load_yaml
 from tests.conftest import ROOT
 
@@ -256,14 +257,13 @@ def _nodes(obj: Any, seen: set[int] | None = None):
 
 
 def _features(gamedef: Any) -> set[str]:
-    refs = gamedef.info.refs
     out: set[str] = set()
     for node in _nodes(gamedef.model):
         kind = type(node).__name__
-        ref = refs.get(id(node))
+        ref = gamedef.info.ref(node)
         if isinstance(node, A.Call):
-            out.add(f"call {node.func}" if ref and ref[0] == "builtin" else f"call-{ref[0] if ref else '?'}")
-            if ref and ref[0] == "builtin":
+            out.add(f"call {node.func}" if ref.kind == "builtin" else f"call-{ref.kind}")
+            if ref.kind == "builtin":
                 out.add(f"function {node.func}")
             for key, _ in node.kwargs:
                 out.add(f"kwarg {node.func}.{key}")
@@ -276,15 +276,15 @@ def _features(gamedef: Any) -> set[str]:
             if node.comp.cond is not None:
                 out.add("comprehension if")
         elif isinstance(node, A.Name):
-            if ref and ref[0] == "builtin":
+            if ref.kind == "builtin":
                 out.add(f"name {node.id}")
-            if ref:
-                out.add(f"ref {ref[0]}")
+            if ref is not UNKNOWN:
+                out.add(f"ref {ref.kind}")
         elif isinstance(node, A.Attr):
-            if ref:
-                out.add(f"ref {ref[0]}")
-                if ref[0] in ("player_field", "cell_field", "piece_field"):
-                    out.add(f"{ref[0]} {ref[1]}")
+            if ref is not UNKNOWN:
+                out.add(f"ref {ref.kind}")
+                if ref.kind in ("player_field", "cell_field", "piece_field"):
+                    out.add(f"{ref.kind} {ref.name}")
         elif isinstance(node, A.Const):
             out.add(f"literal {type(node.value).__name__}")
         elif isinstance(node, A.BinOp):
@@ -298,7 +298,7 @@ def _features(gamedef: Any) -> set[str]:
         elif isinstance(node, A.Index):
             out.add("index")
         elif isinstance(node, A.Move):
-            what = refs.get(id(node.what))
+            what = gamedef.info.ref(node.what)
             out.add(f"move {node.selector}")
             if node.face:
                 out.add(f"move face {node.face}")
@@ -336,7 +336,7 @@ def _features(gamedef: Any) -> set[str]:
         elif isinstance(node, A.End):
             out.add(f"end {node.level}")
         elif isinstance(node, A.CallProc):
-            static = isinstance(node.target, A.Name) and refs.get(id(node.target), ("",))[0] == "proc"
+            static = isinstance(node.target, A.Name) and gamedef.info.ref(node.target).kind == "proc"
             out.add("call procedure" if static else "call dynamic")
             if node.args:
                 out.add("call with arguments")
