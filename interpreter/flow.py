@@ -40,7 +40,7 @@ from .effects import (
 )
 from .errors import BudgetError, RuleError
 from .expressions import compile_expr, compile_list, type_of
-from .state import CHANCE, State, move_card
+from .state import CHANCE, Pending, State, move_card
 
 __all__ = ["run", "resolve", "compile_flow", "fill_block", "waits", "BlockCode", "MAX_FRAMES"]
 
@@ -97,12 +97,12 @@ def _push_call(s: State, frame: list, span: Any) -> None:
     stack.append(frame)
 
 
-def resolve(s: State, pending: list, index: int) -> None:
+def resolve(s: State, pending: Pending, index: int) -> None:
     """Carry out option ``index`` of a pending decision or chance event, then run on (one step)."""
     s.ops = s.game.step_ops
-    code = s.game.codes[pending[3]]
+    code = s.game.codes[pending.code]
     try:
-        if pending[0] == CHANCE:
+        if pending.player == CHANCE:
             code.resolve_chance(s, pending, index)
         else:
             code.resolve_choice(s, pending, index)
@@ -297,7 +297,7 @@ class ChooseCode(Code):
             if self.orelse is not None:
                 s.stack.append([self.orelse, 0, dict(env)])
             return
-        s.pending = [player, sorted(ids), None, self.index, env]
+        s.pending = Pending(player, sorted(ids), None, self.index, env)
 
     def _check_options(self, s: State, n: int) -> None:
         limit = s.game.link.limits.max_options
@@ -305,17 +305,17 @@ class ChooseCode(Code):
             raise BudgetError(f"this choice has {n:,} options, more than the limit of {limit:,}", self.span)
         spend(s, n, self.span)
 
-    def resolve_choice(self, s: State, pending: list, index: int) -> None:
+    def resolve_choice(self, s: State, pending: Pending, index: int) -> None:
         alt, env = self.option_env(s, pending, index)
         if alt.body_fn is not None:
             alt.body_fn(s, env)
         else:
             s.stack.append([alt.body_code, 0, env])
 
-    def option_env(self, s: State, pending: list, index: int) -> tuple[Alt, dict]:
+    def option_env(self, s: State, pending: Pending, index: int) -> tuple[Alt, dict]:
         """The alternative an action id belongs to, and the env with its parameters bound."""
-        action = pending[1][index]
-        env = dict(pending[4])
+        action = pending.legal[index]
+        env = dict(pending.payload)
         for alt in self.alts:
             if alt.offset <= action < alt.offset + alt.size:
                 alt.decode(s, env, action - alt.offset)
@@ -489,7 +489,7 @@ def _kinds_in(cards: list, kind_of: tuple) -> dict[int, int]:
 def _chance_node(s: State, code_index: int, counts: dict[Any, int], payload: Any) -> None:
     total = sum(counts.values())
     outcomes = sorted(counts)
-    s.pending = [CHANCE, outcomes, [counts[o] / total for o in outcomes], code_index, payload]
+    s.pending = Pending(CHANCE, outcomes, [counts[o] / total for o in outcomes], code_index, payload)
 
 
 class DrawCode(Code):
@@ -528,9 +528,9 @@ class DrawCode(Code):
             frame[1] -= 1
         s.stack.pop()
 
-    def resolve_chance(self, s: State, pending: list, index: int) -> None:
+    def resolve_chance(self, s: State, pending: Pending, index: int) -> None:
         frame = s.stack[-1]
-        kind = pending[1][index]
+        kind = pending.legal[index]
         kind_of = s.game.cards.kind_of
         cards = s.zones[frame[2]]
         card = next(c for c in reversed(cards) if kind_of[c] == kind)
@@ -568,9 +568,9 @@ class DealCode(Code):
             frame[1] += 1
         s.stack.pop()
 
-    def resolve_chance(self, s: State, pending: list, index: int) -> None:
+    def resolve_chance(self, s: State, pending: Pending, index: int) -> None:
         frame = s.stack[-1]
-        kind = pending[1][index]
+        kind = pending.legal[index]
         kind_of = s.game.cards.kind_of
         faces = s.game.zone_face
         cards = s.zones[frame[3]]
@@ -601,9 +601,9 @@ class RandomPickCode(Code):
             return
         _chance_node(s, self.index, counts, [pool, dst, face])
 
-    def resolve_chance(self, s: State, pending: list, index: int) -> None:
-        pool, dst, face = pending[4]
-        kind = pending[1][index]
+    def resolve_chance(self, s: State, pending: Pending, index: int) -> None:
+        pool, dst, face = pending.payload
+        kind = pending.legal[index]
         kind_of = s.game.cards.kind_of
         card = next(c for c in pool if kind_of[c] == kind)
         move_card(s, card, dst, face, self.bottom)
@@ -623,9 +623,9 @@ class LetChanceCode(Code):
             return
         _chance_node(s, self.index, counts, {str(k): v for k, v in values.items()})
 
-    def resolve_chance(self, s: State, pending: list, index: int) -> None:
-        outcome = pending[1][index]
-        s.stack[-1][2][self.name] = pending[4][str(outcome)]
+    def resolve_chance(self, s: State, pending: Pending, index: int) -> None:
+        outcome = pending.legal[index]
+        s.stack[-1][2][self.name] = pending.payload[str(outcome)]
 
 
 # ====================================================================== flow codes

@@ -22,7 +22,7 @@ from .budget import start_step
 from .errors import OptionError, RuleError, StateError
 from .limits import DEFAULT_LIMITS, RunLimits
 from .link import Link
-from .state import CHANCE, State, action_id
+from .state import CHANCE, Pending, State, action_id
 from .state_check import load_state, parse_state_text
 from .static import evaluate_static
 from .views import observe, render_text
@@ -181,15 +181,15 @@ class Game:
         if type(action) is not int:
             action = action_id(action)  # IllegalActionError for what is not an id
         pending = state.pending
-        if pending is not None and not state.over and action in pending[1]:
-            index = pending[1].index(action)
-            code = self.codes[pending[3]]
-            if pending[0] == CHANCE:
+        if pending is not None and not state.over and action in pending.legal:
+            index = pending.legal.index(action)
+            code = self.codes[pending.code]
+            if pending.player == CHANCE:
                 return self._chance_label(code, pending, index)
             alt, env = code.option_env(state, pending, index)
             if alt.label is not None:
                 return self._render_label(alt.label, state, env)
-        return self.describe_action(action, pending is not None and pending[0] == CHANCE)
+        return self.describe_action(action, pending is not None and pending.player == CHANCE)
 
     def _render_label(self, template: Any, state: State, env: dict) -> str:
         from .expressions import compile_expr
@@ -214,9 +214,9 @@ class Game:
                 out.append(text(state, fn(state, env)))
         return "".join(out)
 
-    def _chance_label(self, code: Any, pending: list, index: int) -> str:
-        outcome = pending[1][index]
-        payload = pending[4]
+    def _chance_label(self, code: Any, pending: Pending, index: int) -> str:
+        outcome = pending.legal[index]
+        payload = pending.payload
         if isinstance(payload, dict):
             value = payload[str(outcome)]
             return f"chance: {self.render_value(value)}"

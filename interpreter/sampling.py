@@ -56,7 +56,7 @@ def _redeal(state: State, seen: set[int], rng: random.Random) -> State:
         sample.face[card] = face
     sample.dirty = True  # cards changed zones behind the writers' backs: the end conditions must look again
     sample.rng = RNG.seed_state(rng.getrandbits(62))
-    _refresh_pending(sample, state.pending[0] if state.pending else None)
+    _refresh_pending(sample, state.pending.player if state.pending else None)
     return sample
 
 
@@ -64,7 +64,7 @@ def _same_decision(state: State, sample: State) -> bool:
     """The sample still waits on the same player, without having played on."""
     if state.pending is None or sample.pending is None:
         return state.pending is None and sample.pending is None
-    return (sample.pending[0] == state.pending[0] and len(sample.events) == len(state.events)
+    return (sample.pending.player == state.pending.player and len(sample.events) == len(state.events)
             and len(sample.stack) == len(state.stack))
 
 
@@ -75,12 +75,12 @@ def _refresh_pending(sample: State, decider: int | None) -> None:
     pending = sample.pending
     if pending is None:
         return
-    code = sample.game.codes[pending[3]]
+    code = sample.game.codes[pending.code]
     if isinstance(code, (DrawCode, DealCode)):
         sample.pending = None  # the draw's frame is still on the stack: stepping it re-asks
         run(sample)
     elif hasattr(code, "alts"):
-        env = pending[4]
+        env = pending.payload
         sample.pending = None
         code.enter(sample, env)
         if sample.pending is None:

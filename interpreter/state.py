@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import json
-from typing import Annotated, Any, Protocol
+from typing import Annotated, Any, NamedTuple, Protocol
 
 from rulespec.errors import SourceSpan
 
@@ -20,7 +20,7 @@ from .board import Board
 from .cards import CardTable
 from .errors import GameLengthError, IllegalActionError, RuleError
 
-__all__ = ["State", "GameLike", "CHANCE", "TERMINAL", "action_id", "move_card", "move_piece", "take_card"]
+__all__ = ["State", "GameLike", "Pending", "CHANCE", "TERMINAL", "action_id", "move_card", "move_piece", "take_card"]
 
 CHANCE = -1
 TERMINAL = -4
@@ -31,9 +31,20 @@ _FORMAT = 1
 VALUE = "value"  # an int or a bool: shared (immutable)
 LIST = "list"  # a flat list: a new list of the same items
 LISTS = "lists"  # a list of flat lists: a new list of new lists
-LIST_OR_NONE = "list or None"  # None, or a flat list copied as LIST
+RECORD = "record"  # None, or an immutable record (a tuple never changed in place): shared
 FRAMES = "frames"  # the continuation stack: each frame copied, and the dicts and lists directly in it
-_KINDS = {"VALUE": VALUE, "LIST": LIST, "LISTS": LISTS, "LIST_OR_NONE": LIST_OR_NONE, "FRAMES": FRAMES}
+_KINDS = {"VALUE": VALUE, "LIST": LIST, "LISTS": LISTS, "RECORD": RECORD, "FRAMES": FRAMES}
+
+
+class Pending(NamedTuple):
+    """What the match waits for: a decision (``player`` is a seat) or a chance event (``CHANCE``).
+    Immutable (applying an action replaces it), so copies of a state share it."""
+
+    player: int
+    legal: list[int]  # the legal ids (or chance outcomes), sorted
+    options: list[float] | None  # a chance event's probabilities; None for a decision
+    code: int  # the index of the code that asks
+    payload: Any  # a decision's env (the parameters bound so far), or what a chance event picks from
 
 
 def action_id(action: Any) -> int:
@@ -86,7 +97,7 @@ class State:
     in_play: Annotated[bool, VALUE]  # turns are running (round end conditions apply)
     ending: Annotated[bool, VALUE]  # `end game` was reached
     stack: Annotated[list[list[Any]], FRAMES]  # frames: the continuation of the rules
-    pending: Annotated[list[Any] | None, LIST_OR_NONE]  # [player, legal ids, options, code, env], or a chance event
+    pending: Annotated[Pending | None, RECORD]  # what the match waits for: a decision or a chance event
     rng: Annotated[int, VALUE]
     history: Annotated[list[int], LIST]
     events: Annotated[list[dict[str, Any]], LIST]
@@ -112,21 +123,21 @@ class State:
         pending = self.pending
         if pending is None:
             return TERMINAL
-        return pending[0]
+        return pending.player
 
     def is_terminal(self) -> bool:
         return self.over
 
     def is_chance_node(self) -> bool:
-        return not self.over and self.pending is not None and self.pending[0] == CHANCE
+        return not self.over and self.pending is not None and self.pending.player == CHANCE
 
     def legal_actions(self, player: int | None = None) -> list[int]:
         pending = self.pending
         if self.over or pending is None:
             return []
-        if player is not None and player != pending[0]:
+        if player is not None and player != pending.player:
             return []
-        return list(pending[1])
+        return list(pending.legal)
 
     def legal_actions_mask(self, player: int | None = None) -> list[int]:
         mask = [0] * (self.game.num_distinct_actions if not self.is_chance_node() else self.game.max_chance_outcomes)
@@ -136,9 +147,9 @@ class State:
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         pending = self.pending
-        if self.over or pending is None or pending[0] != CHANCE:
+        if self.over or pending is None or pending.player != CHANCE:
             return []
-        return list(zip(pending[1], pending[2]))
+        return list(zip(pending.legal, pending.options or ()))
 
     def sample_chance_outcome(self, rng: Any) -> int:
         """A chance outcome drawn by its probability with ``rng`` (anything with random())."""
@@ -162,7 +173,7 @@ class State:
         pending = self.pending
         if self.over or pending is None:
             raise IllegalActionError(f"action {action}: the game is over, no action is legal")
-        legal = pending[1]
+        legal = pending.legal
         try:
             index = legal.index(action)
         except ValueError:
@@ -176,10 +187,10 @@ class State:
     def _illegal_message(self, action: int) -> str:
         pending = self.pending
         assert pending is not None
-        who = "chance" if pending[0] == CHANCE else f"player {pending[0]}"
-        shown = [f"{a} ({self.action_to_string(a)})" for a in pending[1][:12]]
-        more = f" and {len(pending[1]) - 12} more" if len(pending[1]) > 12 else ""
-        return (f"action {action} ({self.game.describe_action(action, pending[0] == CHANCE)}) is not legal now; "
+        who = "chance" if pending.player == CHANCE else f"player {pending.player}"
+        shown = [f"{a} ({self.action_to_string(a)})" for a in pending.legal[:12]]
+        more = f" and {len(pending.legal) - 12} more" if len(pending.legal) > 12 else ""
+        return (f"action {action} ({self.game.describe_action(action, pending.player == CHANCE)}) is not legal now; "
                 f"{who} may choose: {', '.join(shown)}{more}")
 
     def action_to_string(self, action: int, player: int | None = None) -> str:
@@ -226,8 +237,7 @@ class State:
         other.in_play = self.in_play
         other.ending = self.ending
         other.stack = [_copy_frame(f) for f in self.stack]
-        pending = self.pending
-        other.pending = None if pending is None else list(pending)
+        other.pending = self.pending
         other.rng = self.rng
         other.history = list(self.history)
         other.events = list(self.events)
@@ -308,7 +318,7 @@ class GameLike(Protocol):
     @property
     def watched_zones(self) -> tuple[bool, ...]: ...
 
-    def resolve(self, s: State, pending: list, index: int) -> None: ...
+    def resolve(self, s: State, pending: Pending, index: int) -> None: ...
     def fingerprint(self) -> str: ...
     def length_message(self) -> str: ...
     def describe_action(self, action: int, chance: bool = False) -> str: ...

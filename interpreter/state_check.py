@@ -35,7 +35,7 @@ from rulespec import types as T
 from . import flow
 from .budget import MAX_NESTING, event_units
 from .errors import StateError
-from .state import _FIELDS, _FORMAT, CHANCE, GameLike, State
+from .state import _FIELDS, _FORMAT, CHANCE, GameLike, Pending, State
 
 __all__ = ["load_state", "parse_state_text", "check_state_data", "MAX_STATE_CHARS", "MAX_DEPTH"]
 
@@ -430,6 +430,7 @@ class _Checker:
         if not over:
             self._stack(state)
             self._pending(state)
+            state.pending = Pending(*data["pending"])  # checked: the record the rules would have made
         return state
 
     def _cards(self, data: dict) -> None:

@@ -63,10 +63,10 @@ def observe(s: State, player: int, events: bool = True) -> dict[str, Any]:
         view["winners"] = list(s.winners_)
         view["returns"] = list(s.returns_)
     elif pending is not None:
-        deciding = "chance" if pending[0] == CHANCE else pending[0]
+        deciding = "chance" if pending.player == CHANCE else pending.player
         view["deciding"] = deciding
-        if pending[0] == player:
-            view["legal_actions"] = list(pending[1])
+        if pending.player == player:
+            view["legal_actions"] = list(pending.legal)
     if events:
         view["events"] = seen_events(s.events, player)
     return view

@@ -141,7 +141,7 @@ def inside_an_effect(state: State) -> bool:
     from interpreter import flow
 
     pending = state.pending
-    return (pending is not None and pending[0] >= 0 and len(state.stack) > 8
+    return (pending is not None and pending.player >= 0 and len(state.stack) > 8
             and type(state.game.codes[state.stack[-1][0]]) is flow.BlockCode and bool(state.stack[-1][2]))
 
 
@@ -152,7 +152,7 @@ def load(path: str, **kwargs: Any) -> interpreter.Game:
 def redecide(state: State) -> None:
     """Recompute the pending decision after a test rearranged zones (its options are stale)."""
     pending = state.pending
-    assert pending is not None and pending[0] >= 0, "a player must be deciding"
-    code = state.game.codes[pending[3]]
+    assert pending is not None and pending.player >= 0, "a player must be deciding"
+    code = state.game.codes[pending.code]
     state.pending = None
-    code.enter(state, pending[4])
+    code.enter(state, pending.payload)

@@ -56,7 +56,7 @@ def test_every_field_is_declared_once() -> None:
 
 def test_the_copy_kind_is_read_from_the_annotation() -> None:
     assert S._declared_copy("Annotated[list[list[int]], LISTS]") == S.LISTS
-    assert S._declared_copy("Annotated[list[Any] | None, LIST_OR_NONE]") == S.LIST_OR_NONE
+    assert S._declared_copy("Annotated[Pending | None, RECORD]") == S.RECORD
     assert S._declared_copy("int") is None
     assert S._declared_copy("list[int]") is None
     for bad in ("Annotated[int, COPY]", "Annotated[int, 'value']", "Annotated[int]"):
@@ -70,11 +70,12 @@ def _check_copy(kind: str, name: str, copy: Any, original: Any) -> None:
     if kind == S.VALUE:
         assert type(copy) in (int, bool), where
         return
-    if kind == S.LIST_OR_NONE and original is None:
-        assert copy is None, where
+    if kind == S.RECORD:
+        assert copy is original, f"{where}: an immutable record is shared"
+        assert original is None or isinstance(original, tuple), f"{where}: a record is a tuple"
         return
     assert type(copy) is list and copy is not original, f"{where}: a new list"
-    if kind in (S.LIST, S.LIST_OR_NONE):
+    if kind == S.LIST:
         assert all(a is b for a, b in zip(copy, original)), f"{where}: the same items"
     elif kind == S.LISTS:
         assert all(type(a) is list and a is not b for a, b in zip(copy, original)), f"{where}: new inner lists"
@@ -111,6 +112,7 @@ def test_the_states_exercise_every_field() -> None:
         if kind != S.VALUE:
             assert any(getattr(s, name) for s in STATES), name
     assert any(s.pending is None for s in STATES)
+    assert any(isinstance(s.pending, S.Pending) for s in STATES)
     assert any(type(item) is dict for s in STATES for frame in s.stack for item in frame)
     assert any(len(inner) for s in STATES for inner in s.pv)
 
@@ -120,6 +122,8 @@ def _changed(kind: str, value: Any) -> Any:
         return (not value) if type(value) is bool else value + 1
     if value is None:
         return [0]
+    if kind == S.RECORD:
+        return value._replace(code=value.code + 1)
     return value + [[0]]
 
 

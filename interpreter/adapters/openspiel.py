@@ -445,7 +445,7 @@ class RulespecState(pyspiel.State):
             action = action_id(action)
         state = self._inner.state
         pending = state.pending
-        if state.over or pending is None or action not in pending[1]:
+        if state.over or pending is None or action not in pending.legal:
             state.apply_action(action)  # raises IllegalActionError naming the choices
         super().apply_action(action)
 
