@@ -22,7 +22,7 @@ from .errors import BudgetError, RuleError
 from .limits import RunLimits
 
 __all__ = ["SMALL", "MAX_NESTING", "overrun", "spend", "start_step", "check_grown", "check_size", "nested_size",
-           "too_large", "event_units", "value_units", "log_event"]
+           "event_units", "value_units", "log_event"]
 
 SMALL = 64  # linear work below this many items is not counted
 MAX_NESTING = 100  # lists inside lists, in a value kept in the state
@@ -47,14 +47,10 @@ def spend(s: Any, n: int, span: Any) -> None:
         overrun(s, span)
 
 
-def too_large(what: str, size: int, limit: int, span: Any) -> BudgetError:
-    return BudgetError(f"{what} would have {size:,} items, more than the limit of {limit:,}", span)
-
-
 def check_size(s: Any, n: int, limit: int, what: str, span: Any) -> None:
     """Before making a value of ``n`` items: bounded, and paid for when large."""
     if n > limit:
-        raise too_large(what, n, limit, span)
+        raise BudgetError(f"{what} would have {n:,} items, more than the limit of {limit:,}", span)
     if n > SMALL:
         spend(s, n, span)
 

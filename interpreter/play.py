@@ -31,7 +31,7 @@ from .errors import RuleError
 from .game import Game
 from .replay import LogError, LoggedMatch, LogWriter, check_logged_game, check_rest, match_header, replay_match
 from .state import CHANCE, State
-from .views import visible_cards
+from .visibility import visible_cards
 
 __all__ = ["HUMAN", "TerminalMatch", "EventText", "view_lines", "play_match", "QuitMatch"]
 
