@@ -8,7 +8,9 @@ public API only.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+import signal
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import interpreter
@@ -16,7 +18,7 @@ from interpreter.state import State, move_card
 
 __all__ = [
     "card_ids", "zone_index", "set_zone", "place_piece", "labels", "act", "play_random", "zone_names",
-    "cell_index", "played", "play_until", "inside_an_effect",
+    "cell_index", "played", "play_until", "inside_an_effect", "bounded", "Hang",
 ]
 
 
@@ -156,3 +158,27 @@ def redecide(state: State) -> None:
     code = state.game.codes[pending.code]
     state.pending = None
     code.enter(state, pending.payload)
+
+
+class Hang(Exception):
+    pass
+
+
+@contextmanager
+def bounded(seconds: int) -> Iterator[None]:
+    """A SIGALRM guard (a hang guard, never a speed assertion): the block fails when it takes longer,
+    even if the code under test swallowed the ``Hang`` raised into it."""
+    fired: list[bool] = []
+
+    def on_alarm(signum: int, frame: Any) -> None:
+        fired.append(True)
+        raise Hang(f"took more than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+        assert not fired, f"took more than {seconds} s"

@@ -90,9 +90,7 @@ def test_a_read_the_footprint_cannot_name_keeps_every_check() -> None:
     assert reads([strange], game.link) is None
 
 
-_CARDS = """\
-rulespec: 1
-game: {name: Ends, players: 3, limits: {actions: 3000}}
+_DECK = """\
 cards:
   name: "{colour} {number}"
   list:
@@ -100,6 +98,12 @@ cards:
 zones:
   deck: {visibility: hidden}
   hand: {per: player, visibility: owner}
+"""  # 18 cards, a hidden deck and a hand per player: the card games below share it
+
+_CARDS = """\
+rulespec: 1
+game: {name: Ends, players: 3, limits: {actions: 3000}}
+""" + _DECK + """\
   pile: {}
 variables:
   played: {type: int, initial: 0, reset: round}
@@ -204,13 +208,7 @@ def test_pieces_are_tracked(end: str, monkeypatch: pytest.MonkeyPatch) -> None:
 _PEEK = """\
 rulespec: 1
 game: {name: Peek, players: 2, limits: {actions: 3000}}
-cards:
-  name: "{colour} {number}"
-  list:
-    - family: {colour: [red, blue, green], number: "1..6"}
-zones:
-  deck: {visibility: hidden}
-  hand: {per: player, visibility: owner}
+""" + _DECK + """\
 variables:
   passes: {type: int, initial: 0}
 actions:

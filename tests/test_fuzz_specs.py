@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rulespec import SpecError, compile_text
+from tests.support import bounded
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 SEEDS = tuple(sorted(p.name for p in GAMES.glob("*.yaml")))
@@ -64,29 +65,10 @@ def mutate(text: str, mutation: tuple[Any, ...]) -> str:
     return text[:k]  # truncate
 
 
-class Hang(Exception):
-    pass
-
-
 def compile_guarded(text: str, path: str) -> Any:
     """compile_text under a SIGALRM guard; fails the example when it takes too long."""
-    fired: list[bool] = []
-
-    def on_alarm(signum: int, frame: Any) -> None:
-        fired.append(True)
-        raise Hang(f"compiling took more than {TIMEOUT} s")
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(TIMEOUT)
-    try:
-        try:
-            return compile_text(text, path)
-        finally:
-            signal.alarm(0)
-    finally:
-        signal.signal(signal.SIGALRM, previous)
-        # even if the engine swallowed the Hang exception, the example fails
-        assert not fired, f"compiling took more than {TIMEOUT} s"
+    with bounded(TIMEOUT):
+        return compile_text(text, path)
 
 
 def check_error(error: SpecError, text: str, path: str) -> None:

@@ -13,8 +13,7 @@ import math
 import os
 import signal
 import stat
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,7 @@ from rulespec.describe import describe
 from rulespec.errors import Diagnostic, SourceSpan, format_diagnostic, printable, split_lines
 from rulespec.source import Limits
 from rulespec.static import StaticEvalError, evaluate_static
+from tests.support import bounded
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGALRM"), reason="needs POSIX signal.alarm")
 
@@ -43,30 +43,8 @@ TINY = (HERE / "specs" / "valid" / "tiny.yaml").read_text(encoding="utf-8")
 TIMEOUT = 20  # seconds: a hang guard only, never a speed assertion
 
 
-class Hang(Exception):
-    pass
-
-
-@contextmanager
-def bounded(seconds: int = TIMEOUT) -> Iterator[None]:
-    fired: list[bool] = []
-
-    def on_alarm(signum: int, frame: Any) -> None:
-        fired.append(True)
-        raise Hang(f"took more than {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-        assert not fired, f"took more than {seconds} s"
-
-
 def spec_error(action: Callable[[], Any]) -> SpecError:
-    with bounded():
+    with bounded(TIMEOUT):
         with pytest.raises(SpecError) as info:
             action()
     error = info.value
@@ -167,7 +145,7 @@ def test_an_explicit_root_allows_a_sibling_folder(tmp_path: Path) -> None:
     (tmp_path / "base" / "tiny.yaml").write_text(TINY, encoding="utf-8")
     (tmp_path / "variants").mkdir()
     path = variant(tmp_path / "variants", "../base/tiny.yaml")
-    with bounded():
+    with bounded(TIMEOUT):
         assert compile_file(path, root=str(tmp_path)).name == "Tiny"
     error = spec_error(lambda: compile_file(path))  # default root: the folder of the variant
     assert "leads outside the folder" in error.diagnostics[0].message
@@ -230,7 +208,7 @@ def test_top_file_proc_environ_is_not_quoted() -> None:
     environ = "/proc/self/environ"
     if not os.path.exists(environ):
         pytest.skip("no /proc")
-    with bounded():
+    with bounded(TIMEOUT):
         try:
             compile_file(environ)
         except SpecError as error:
@@ -302,7 +280,7 @@ def test_extends_inside_the_folder_still_works(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "tiny.yml").write_text(TINY, encoding="utf-8")
     path = variant(tmp_path, "sub/tiny.yml")
-    with bounded():
+    with bounded(TIMEOUT):
         assert compile_file(path).name == "Tiny"
 
 
@@ -420,7 +398,7 @@ def end_when(expr: str) -> str:
 ])
 def test_deep_rule_text_is_bounded(expr: str) -> None:
     text = end_when(expr)
-    with bounded():
+    with bounded(TIMEOUT):
         try:
             compile_text(text, "deep.yaml")
         except SpecError as error:
@@ -473,7 +451,7 @@ def copies(expr: str) -> str:
     "abs(-9223372036854775807 - 1 - 1)",
 ])
 def test_static_evaluation_never_overflows(expr: str) -> None:
-    with bounded():
+    with bounded(TIMEOUT):
         try:
             compile_text(copies(expr), "c.yaml")
         except SpecError as error:
@@ -519,7 +497,7 @@ def test_limits_actions_has_a_maximum() -> None:
     error = spec_error(lambda: compile_text(tiny("players: 2", "players: 2\n  limits: {actions: 10000001}"), "a.yaml"))
     assert type(error) is SchemaError
     assert where(error) == [("a.yaml", 5, 21, "'game.limits.actions' must be at most 10000000 (got 10000001)")]
-    with bounded():
+    with bounded(TIMEOUT):
         assert compile_text(tiny("players: 2", "players: 2\n  limits: {actions: 10000000}"), "a.yaml")
 
 
@@ -561,7 +539,7 @@ def test_exponential_defines_are_checked_in_linear_time() -> None:
 
 def test_exponential_defines_under_the_depth_limit_compile_and_describe() -> None:
     lines = "".join(f"  e{i}: e{i - 1} + e{i - 1}\n" for i in range(1, 39)) + "  e0: 1\n"
-    with bounded():
+    with bounded(TIMEOUT):
         gamedef = compile_text(with_defines(lines, "e38 == 0"), "e.yaml")
         assert "e38" in describe(gamedef)
 
@@ -576,7 +554,7 @@ def test_three_thousand_chained_procedures() -> None:
     procs = "".join(f"  p{i}:\n    - call p{i + 1}\n" for i in range(3000)) + "  p3000:\n    - pass\n"
     text = tiny("procedures:\n", "procedures:\n" + procs).replace("    - choose: play\n",
                                                                     "    - choose: play\n    - call p0\n")
-    with bounded():
+    with bounded(TIMEOUT):
         gamedef = compile_text(text, "p.yaml")
         assert "p2999" in describe(gamedef)
     assert len(gamedef.info.proc_params) == 3002
@@ -641,7 +619,7 @@ def test_compile_side_never_raises_anything_but_spec_error(tmp_path: Path) -> No
     ]
     for i, text in enumerate(texts):
         path = write(tmp_path / f"case{i}.yaml", text)
-        with bounded():
+        with bounded(TIMEOUT):
             try:
                 compile_file(path)
             except SpecError as error:
