@@ -6,6 +6,7 @@
     rulespec simulate FILE --games N   bot matches, statistics, plots, comparisons (interpreter.simulate)
     rulespec describe FILE             the rules as Markdown, generated from the spec (rulespec.describe)
     rulespec replay LOG                replay and check a match log (interpreter.replay)
+    rulespec compile FILE              compile for a player count; --show-python prints the generated code
 
 Exit status: 0 success; 1 an invalid spec, a rule failing while playing, a log that cannot be
 read or differs from its replay, or a file that cannot be read or written; 2 a usage error
@@ -199,6 +200,20 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--quiet", "-q", action="store_true", help="print only the summary line of each match")
     replay.add_argument("--no-color", action="store_true", help="plain text output")
     _add_root(replay, "the log's spec (and its `extends:`) to be")
+
+    compile_ = sub.add_parser("compile", help="compile a spec for a player count (and show the generated code)",
+                              description="Compile the spec and link it for a player count and options, as "
+                                          "`play` does before a match: exit status 0 when it is ready to play. "
+                                          "With --show-python, print the Python code generated from its rules "
+                                          "(it holds no text of the spec: texts and names are in the namespace "
+                                          "its units run with).")
+    compile_.add_argument("file", metavar="FILE", help="the spec file (YAML)")
+    compile_.add_argument("--players", type=_players, metavar="N",
+                          help="number of players (default: the spec's smallest)")
+    compile_.add_argument("--option", "-O", action="append", default=[], metavar="K=V",
+                          help="set a spec option (repeatable), as for play")
+    compile_.add_argument("--show-python", action="store_true", help="print the generated Python code")
+    _add_root(compile_, "`extends:`")
     return parser
 
 
@@ -590,6 +605,17 @@ def cmd_describe(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Text
     return EXIT_OK
 
 
+def cmd_compile(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
+    game = _load(args.file, args.players, parse_options(args.option), _root(args))
+    codegen = game.link.codegen
+    if args.show_python:
+        out.write(codegen.source())
+    else:
+        out.write(f"{args.file}: ready for {game.num_players} players ({len(codegen.units)} units of generated "
+                  "code)\n")
+    return EXIT_OK
+
+
 def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
     from .play import replay_to_console
     from .replay import LogError, iter_log
@@ -619,7 +645,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO
 
 
 COMMANDS = {"validate": cmd_validate, "schema": cmd_schema, "play": cmd_play, "simulate": cmd_simulate,
-            "describe": cmd_describe, "replay": cmd_replay}
+            "describe": cmd_describe, "replay": cmd_replay, "compile": cmd_compile}
 
 
 def _tolerant(stream: Any) -> None:

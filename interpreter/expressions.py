@@ -17,7 +17,8 @@ from rulespec import types as T
 from .budget import SMALL, check_grown, overrun, spend
 from .errors import BudgetError, RuleError
 
-__all__ = ["compile_expr", "compile_list", "ordered_list", "Fn", "const_value", "is_const", "json_converter"]
+__all__ = ["compile_expr", "closure_of", "compile_list", "ordered_list", "Fn", "const_value", "is_const",
+           "json_converter"]
 
 Fn = Callable[[Any, dict], Any]
 _NOCONST = object()
@@ -40,7 +41,16 @@ def const_value(fn: Fn) -> Any:
 
 
 def compile_expr(node: Any, L: Any) -> Fn:
-    """Compile ``node`` in link context ``L`` (a Game under construction)."""
+    """Compile ``node`` in link context ``L`` (a Game under construction): generated code
+    when the link generates code (``codegen``), else its closure."""
+    gen = getattr(L, "codegen", None)
+    if gen is None:
+        return _COMPILERS[type(node).__name__](node, L)
+    return gen.expr(node)
+
+
+def closure_of(node: Any, L: Any) -> Fn:
+    """``node``'s closure (the reference implementation of generated code)."""
     return _COMPILERS[type(node).__name__](node, L)
 
 

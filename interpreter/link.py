@@ -24,6 +24,7 @@ from .board import Board, parse_cell
 from .budget import log_event
 from .builtins import compile_builtin
 from .cards import build_card_table
+from .codegen import Codegen
 from .effects import compile_block_closure
 from .errors import RuleError
 from .expressions import compile_expr, compile_list, json_converter, type_of
@@ -45,6 +46,7 @@ class Link:
                  limits: RunLimits = DEFAULT_LIMITS):
         self.gamedef = gamedef
         self.limits = limits
+        self.codegen = Codegen(self)
         self.model = gamedef.model
         self.info = gamedef.info
         self.num_players = num_players
@@ -151,7 +153,7 @@ class Link:
     def define_body(self, name: str) -> Callable[[Any, dict], Any]:
         body = self._define_bodies.get(name)
         if body is None:
-            body = compile_expr(self.defines[name].body, self)
+            body = self.codegen.reference(self.defines[name].body)
             self._define_bodies[name] = body
         return body
 
@@ -181,6 +183,8 @@ class Link:
                 if name not in done:
                     done.add(name)
                     self.define_body(name)
+                    if self.codegen.enabled:
+                        self.codegen.define(name)
 
     def proc_closure(self, name: str) -> Callable[[Any, dict], Any]:
         fn = self._proc_closures.get(name)

@@ -1,0 +1,439 @@
+"""Generated Python for the rule language's expressions (the compiler backend).
+
+Every expression a rule evaluates at run time (a condition, a filter, a label part, a
+score) is compiled twice from the checked AST: to a closure tree (``expressions``: the
+reference, used for constants and when generated code meets an error) and, when it is
+worth it, to one generated Python function ``f(state, env)`` that evaluates the whole
+tree in one call. Each define becomes one generated function taking its parameters as
+Python arguments, so a chain of define calls costs one call each, with no dictionaries.
+
+The discipline (checked by ``pycode.verify``, not trusted): the generated source is made
+of fixed fragments of this module, names it invents (``_d3``, ``_v1``, ``_k7``) and
+``repr()`` of values whose type is exactly int, bool or None. Everything else (texts,
+names, tables, spans) is a namespace entry under an invented name. Nothing a spec
+writes can reach the source: a spec's name of a local, for instance, is a key in the
+namespace (``e[_k2]``), never an identifier.
+
+Errors keep their precise positions: helpers that can fail are given the span of their
+node, and when Python itself raises inside generated code (a division by zero, a
+missing value in arithmetic) the unit evaluates its reference closure again, which
+raises the error the closure engine always raised. ``MODE = "strict"`` turns that
+fallback off, for tests that compare the two backends.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from rulespec import ast as A
+from rulespec import types as T
+
+from .budget import SMALL, check_grown, overrun
+from .expressions import Fn, closure_of, const_value, is_const, list_difference, local_name, type_of
+from .pycode import Unit, load_unit
+
+__all__ = ["Codegen", "MODE"]
+
+# "on": generated code with the reference closure as its error path; "off": closures only;
+# "strict": generated code without the fallback (tests comparing the two backends)
+MODE = os.environ.get("RULESPEC_CODEGEN", "on")
+
+_ERRORS = (TypeError, ZeroDivisionError, OverflowError, IndexError, KeyError, ValueError, AttributeError)
+_OPS = {"+": "+", "-": "-", "*": "*", "/": "/", "//": "//", "%": "%", "==": "==", "!=": "!=", "<": "<",
+        "<=": "<=", ">": ">", ">=": ">="}
+_STATE_NAMES = {"current": "s.current", "dealer": "s.dealer", "round": "s.round", "turn": "s.turn"}
+_PLAYER_TABLES = {"score": "s.score", "total": "s.total"}
+_SEAT_TABLES = ("left", "right", "others", "seats_from")
+_MIN_NODES = 3  # smaller trees are as fast as closures: not worth a unit
+
+
+def _charge(s: Any, xs: Any, span: Any) -> Any:
+    """A loop over ``xs`` is about to run: pay for its items (the budget of the step)."""
+    s.ops -= len(xs)
+    if s.ops < 0:
+        overrun(s, span)
+    return xs
+
+
+def _within(s: Any, xs: Any, span: Any) -> Any:
+    """``x in xs``: a long ``xs`` is paid for."""
+    if len(xs) > SMALL:
+        s.ops -= len(xs)
+        if s.ops < 0:
+            overrun(s, span)
+    return xs
+
+
+def _extreme(pick: Callable[..., Any]) -> Callable[[list], Any]:
+    def of(values: list) -> Any:
+        present = [v for v in values if v is not None]
+        return pick(present) if present else None
+
+    return of
+
+
+class Codegen:
+    """The generated code of one linked game: its units, and the functions of its defines."""
+
+    def __init__(self, L: Any, mode: str | None = None):
+        self.L = L
+        self.mode = MODE if mode is None else mode
+        self.enabled = self.mode in ("on", "strict")
+        self.units: list[Unit] = []
+        self._closures: dict[int, Fn] = {}
+        self._closures_only = 0
+        self._defines: dict[str, Callable[..., Any]] = {}
+        self._helpers: dict[str, Any] = {
+            "_ch": _charge, "_wi": _within, "_cg": check_grown, "_ov": overrun, "_ld": list_difference,
+            "_mx": _extreme(max), "_mn": _extreme(min), "_lim": L.limits, "_errs": _ERRORS,
+        }
+
+    # ------------------------------------------------------------------ entry points
+    def expr(self, node: Any) -> Fn:
+        """``node`` compiled: its reference closure, or generated code."""
+        if not self.enabled or self._closures_only:
+            return self._reference(node)
+        ref = self.reference(node)
+        if is_const(ref) or local_name(ref) is not None or _size(node) < _MIN_NODES:
+            return ref
+        return self._unit_for(node, ref)
+
+    def reference(self, node: Any) -> Fn:
+        """The closure of ``node`` (its children closures too): the reference implementation."""
+        self._closures_only += 1
+        try:
+            return self._reference(node)
+        finally:
+            self._closures_only -= 1
+
+    def _reference(self, node: Any) -> Fn:
+        fn = self._closures.get(id(node))
+        if fn is None:
+            fn = closure_of(node, self.L)
+            self._closures[id(node)] = fn
+        return fn
+
+    def source(self) -> str:
+        """All generated code of the game, for a reader (``rulespec compile --show-python``)."""
+        return "\n".join(f"# unit {u.name}\n{u.source}" for u in self.units)
+
+    # ------------------------------------------------------------------ units
+    def _unit_for(self, node: Any, ref: Fn) -> Fn:
+        writer = _Writer(self, env=True)
+        body = writer.expr(node)
+        if writer.fell_back(body):
+            return ref  # nothing was generated: the closure is as fast
+        writer.names["_o"] = ref
+        if self.mode == "strict":
+            lines = ["def _f(s, e):", f"    return {body}"]
+        else:
+            lines = ["def _f(s, e):", "    try:", f"        return {body}", "    except _errs:",
+                     "        return _o(s, e)"]
+        return self._load(f"e{len(self.units)}", lines, writer.names)["_f"]
+
+    def _load(self, name: str, lines: list[str], names: dict[str, Any]) -> dict[str, Callable[..., Any]]:
+        namespace = dict(self._helpers)
+        namespace.update(names)
+        unit = load_unit(name, "\n".join(lines) + "\n", namespace)
+        self.units.append(unit)
+        return unit.functions
+
+    def define(self, name: str) -> Callable[..., Any]:
+        """The generated function of define ``name``: ``f(state, *arguments)``."""
+        fn = self._defines.get(name)
+        if fn is not None:
+            return fn
+        define = self.L.defines[name]
+        writer = _Writer(self, env=False)
+        params = [writer.bind(p) for p in define.params]
+        ref = self.reference(define.body)
+        if is_const(ref):
+            value = writer.value(const_value(ref))
+            body = value
+        else:
+            body = writer.expr(define.body)
+        lines = [f"def _g({', '.join(['s', *params])}):", f"    return {body}"]
+        fn = self._load(f"d{len(self.units)}", lines, writer.names)["_g"]
+        self._defines[name] = fn
+        return fn
+
+
+def _size(node: Any, limit: int = _MIN_NODES) -> int:
+    """The number of nodes under ``node`` (counted up to ``limit``)."""
+    count = 0
+    for _ in A.walk(node):
+        count += 1
+        if count >= limit:
+            break
+    return count
+
+
+class _Writer:
+    """Python source for one unit: expressions, with the names they need."""
+
+    def __init__(self, gen: Codegen, env: bool):
+        self.gen = gen
+        self.L = gen.L
+        self.env = env  # the unit has the caller's environment ``e``
+        self.names: dict[str, Any] = {}
+        self._ids: dict[int, str] = {}
+        self.scope: dict[str, str] = {}  # a rule's local -> the Python local holding it
+        self._count = 0
+
+    # ------------------------------------------------------------------ names
+    def _invent(self, prefix: str) -> str:
+        self._count += 1
+        return f"_{prefix}{self._count}"
+
+    def name_of(self, value: Any) -> str:
+        """A namespace name holding ``value`` (the same object once per unit)."""
+        key = id(value)
+        name = self._ids.get(key)
+        if name is None:
+            name = self._invent("k")
+            self._ids[key] = name
+            self.names[name] = value
+        return name
+
+    def value(self, value: Any) -> str:
+        if type(value) in (int, bool) or value is None:
+            return repr(value)
+        return self.name_of(value)
+
+    def bind(self, local: str) -> str:
+        name = self._invent("v")
+        self.scope[local] = name
+        return name
+
+    def temp(self) -> str:
+        return self._invent("t")
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, node: Any) -> str:
+        ref = self.gen.reference(node)
+        if is_const(ref):
+            return self.value(const_value(ref))
+        method = getattr(self, "x_" + type(node).__name__, None)
+        code = method(node) if method is not None else None
+        return code if code is not None else self.fallback(node, ref)
+
+    def fell_back(self, code: str) -> bool:
+        """Is ``code`` only a call of a closure (nothing generated)?"""
+        return code.endswith("(s, e)") and code[:-6].isidentifier()
+
+    def fallback(self, node: Any, ref: Fn) -> str:
+        """Call ``node``'s closure, with the locals this unit binds added to its environment."""
+        fn = self.name_of(ref)
+        if not self.scope:
+            return f"{fn}(s, e)" if self.env else f"{fn}(s, {self.name_of({})})"
+        pairs = ", ".join(f"{self.name_of(k)}: {v}" for k, v in self.scope.items())
+        return f"{fn}(s, {{**e, {pairs}}})" if self.env else f"{fn}(s, {{{pairs}}})"
+
+    def listing(self, node: Any) -> str:
+        """An iterable expression: a zone gives its cards."""
+        code = self.expr(node)
+        return f"s.zones[{code}]" if type_of(node, self.L) == T.ZONE else code
+
+    def held(self, code: str) -> tuple[str, str]:
+        """(the code that computes a value once, a name to read it by) for ``code``."""
+        if code.isidentifier():
+            return code, code
+        t = self.temp()
+        return f"({t} := {code})", t
+
+    def lookup(self, code: str, table: Any) -> str:
+        """``table[x]``, none for a missing x."""
+        first, x = self.held(code)
+        return f"(None if {first} is None else {self.value(table)}[{x}])"
+
+    def x_Name(self, node: A.Name) -> str | None:
+        kind = self.L.info.ref(node).kind
+        if kind == "local":
+            bound = self.scope.get(node.id)
+            if bound is not None:
+                return bound
+            return f"e[{self.name_of(node.id)}]" if self.env else None
+        if kind == "var":
+            return f"s.g[{self.L.var_slots[node.id]!r}]"
+        if kind == "builtin":
+            return _STATE_NAMES.get(node.id)
+        if kind == "define":
+            return self.define_call(node, node.id, ())
+        return None
+
+    def x_Attr(self, node: A.Attr) -> str | None:
+        L = self.L
+        kind = L.info.ref(node).kind
+        if kind == "card_attr":
+            return self.lookup(self.expr(node.obj), L.cards.attrs[node.name])
+        if kind == "card_name":
+            return self.lookup(self.expr(node.obj), L.cards.names)
+        if kind == "pvar":
+            first, p = self.held(self.expr(node.obj))
+            return f"(None if {first} is None else s.pv[{L.pvar_slots[node.name]!r}][{p}])"
+        if kind == "cell_field" and node.name in ("row", "col", "name"):
+            size, cols = L.board.size, L.board.cols
+            table = {"row": [i // cols for i in range(size)], "col": [i % cols for i in range(size)],
+                     "name": list(L.board.names)}[node.name]
+            return self.lookup(self.expr(node.obj), table)
+        if kind == "player_field":
+            if node.name == "seat":
+                return self.expr(node.obj)
+            if node.name == "name":
+                return self.lookup(self.expr(node.obj), L.seat_names)
+            field = _PLAYER_TABLES.get(node.name)
+            if field is None:
+                return None
+            first, p = self.held(self.expr(node.obj))
+            return f"(None if {first} is None else {field}[{p}])"
+        if kind == "piece_field":
+            if node.name == "cell":
+                first, x = self.held(self.expr(node.obj))
+                c = self.temp()
+                return f"(None if {first} is None or ({c} := s.piece_cell[{x}]) < 0 else {c})"
+            if node.name in ("owner", "kind"):
+                table = L.piece_owner if node.name == "owner" else L.piece_kind_name
+                return self.lookup(self.expr(node.obj), table)
+        return None
+
+    def x_ListLit(self, node: A.ListLit) -> str:
+        return "[" + ", ".join(self.expr(i) for i in node.items) + "]"
+
+    def x_BinOp(self, node: A.BinOp) -> str | None:
+        op = node.op
+        L = self.L
+        if op in ("and", "or"):
+            left, right = self.expr(node.left), self.expr(node.right)
+            if type_of(node.left, L) != T.BOOL:
+                left = f"bool({left})"
+            if type_of(node.right, L) != T.BOOL:
+                right = f"bool({right})"
+            return f"({left} {op} {right})"
+        if op in ("in", "notin"):
+            items = self.listing(node.right) if type_of(node.right, L) != T.STR else self.expr(node.right)
+            t = self.temp()
+            word = "in" if op == "in" else "not in"
+            # the list first, as the closure does (it may be what fails)
+            return f"(({t} := _wi(s, {items}, {self.name_of(node.span)})) is not None and {self.expr(node.left)} " \
+                   f"{word} {t})"
+        left_type, right_type = type_of(node.left, L), type_of(node.right, L)
+        if op == "-" and T.is_list(left_type):
+            return f"_ld(s, {self.expr(node.left)}, {self.expr(node.right)}, {self.name_of(node.span)})"
+        symbol = _OPS[op]
+        if op in ("+", "-", "*", "/", "//", "%"):
+            if op == "*" and not (T.is_number(left_type) and T.is_number(right_type)):
+                return None  # text or list repetition: bounded before it is made (the closure does it)
+            code = f"({self.expr(node.left)} {symbol} {self.expr(node.right)})"
+            t = type_of(node, L)
+            if (t == T.INT and op != "*") or t == T.BOOL:
+                return code
+            return f"_cg(s, {code}, _lim, {self.name_of(node.span)})"
+        if _sized(left_type) and _sized(right_type):
+            left_ref = self.gen.reference(node.left)
+            right_ref = self.gen.reference(node.right)
+            if not (is_const(left_ref) or is_const(right_ref)):
+                return None  # two long values compared: paid for by the closure
+        return f"({self.expr(node.left)} {symbol} {self.expr(node.right)})"
+
+    def x_Unary(self, node: A.Unary) -> str:
+        if node.op == "not":
+            return f"(not {self.expr(node.operand)})"
+        return f"(-{self.expr(node.operand)})"
+
+    def x_Cond(self, node: A.Cond) -> str:
+        return f"({self.expr(node.body)} if {self.expr(node.test)} else {self.expr(node.orelse)})"
+
+    def comprehension(self, comp: A.Comp, span: Any) -> tuple[str, str]:
+        """(element, ``for ... in ... if ...``) of a comprehension, paying for its items."""
+        items = self.listing(comp.iter)
+        outer = self.scope.get(comp.var)
+        var = self.bind(comp.var)
+        cond = f" if {self.expr(comp.cond)}" if comp.cond is not None else ""
+        elt = self.expr(comp.elt)
+        if outer is None:
+            del self.scope[comp.var]
+        else:
+            self.scope[comp.var] = outer
+        return elt, f"for {var} in _ch(s, {items}, {self.name_of(span)}){cond}"
+
+    def x_ListComp(self, node: A.ListComp) -> str:
+        elt, loop = self.comprehension(node.comp, node.span)
+        return f"[{elt} {loop}]"
+
+    def x_Agg(self, node: A.Agg) -> str | None:
+        func = node.func
+        if func == "count" and node.comp.cond is None:
+            return f"len({self.listing(node.comp.iter)})"
+        if func not in ("count", "sum", "max", "min", "any", "all"):
+            return None
+        elt, loop = self.comprehension(node.comp, node.span)
+        if func == "count":
+            return f"sum([1 {loop}])"
+        if func == "sum":
+            return f"_cg(s, sum([{elt} {loop}]), _lim, {self.name_of(node.span)})"
+        if func in ("max", "min"):
+            return f"_{'mx' if func == 'max' else 'mn'}([{elt} {loop}])"
+        return f"{func}([{elt} {loop}])"  # every item is evaluated, as the closure does
+
+    def x_Call(self, node: A.Call) -> str | None:
+        L = self.L
+        ref = L.info.ref(node)
+        if ref.kind == "family":
+            return f"({L.zone_base[node.func]!r} + {self.expr(node.args[0])})"
+        if ref.kind == "define":
+            return self.define_call(node, node.func, node.args)
+        return self.builtin(node)
+
+    def define_call(self, node: Any, name: str, args: tuple[Any, ...]) -> str:
+        fn = self.name_of(self.gen.define(name))
+        call = f"{fn}({', '.join(['s', *(self.expr(a) for a in args)])})"
+        if not self.L.define_fans_out(name):
+            return call
+        # a define that calls others costs one unit per call (a chain of them is paid for)
+        return f"(({self.name_of(_pay_one)}(s, {self.name_of(node.span)})) or {call})"
+
+    def builtin(self, node: A.Call) -> str | None:
+        L = self.L
+        func = node.func
+        args = node.args
+        if func in _SEAT_TABLES:
+            n = L.num_players
+            table = {"left": [(i + 1) % n for i in range(n)], "right": [(i - 1) % n for i in range(n)],
+                     "others": [[(i + k) % n for k in range(1, n)] for i in range(n)],
+                     "seats_from": [[(i + k) % n for k in range(n)] for i in range(n)]}[func]
+            return f"{self.name_of(table)}[{self.expr(args[0])}]"
+        if func == "count":
+            return f"len({self.listing(args[0])})"
+        if func == "piece_at":
+            first, c = self.held(self.expr(args[0]))
+            x = self.temp()
+            return f"(None if {first} is None or ({x} := s.cell_piece[{c}]) < 0 else {x})"
+        if func == "pieces" and len(args) == 1:
+            owner = L.piece_owner
+            table = [[x for x in range(len(owner)) if owner[x] == p] for p in range(L.num_players)]
+            return f"{self.name_of(table)}[{self.expr(args[0])}]"
+        if func == "cell" and len(args) == 2:
+            r, c = self.temp(), self.temp()
+            rows, cols = L.board.rows, L.board.cols
+            return (f"({r} * {cols!r} + {c} if (({r} := {self.expr(args[0])}), ({c} := {self.expr(args[1])})) "
+                    f"and 0 <= {r} < {rows!r} and 0 <= {c} < {cols!r} else None)")
+        if func == "empty_cells" and L.board is not None:
+            c = self.temp()
+            return f"[{c} for {c} in {self.name_of(range(L.board.size))} if s.cell_piece[{c}] < 0]"
+        if func == "abs":
+            return f"abs({self.expr(args[0])})"
+        if func in ("max", "min") and len(args) == 2:
+            return f"{func}({self.expr(args[0])}, {self.expr(args[1])})"
+        return None
+
+
+def _pay_one(s: Any, span: Any) -> None:
+    s.ops -= 1
+    if s.ops < 0:
+        overrun(s, span)
+
+
+def _sized(t: str) -> bool:
+    return t in (T.STR, T.ANY, T.ZONE, T.DICT) or T.is_list(t)
