@@ -85,6 +85,7 @@ class Codegen:
         self._closures: dict[int, Fn] = {}
         self._closures_only = 0
         self._defines: dict[str, Callable[..., Any]] = {}
+        self.generate_block: Callable[[Codegen, Any], Any] | None = None  # installed by the link
         self._helpers: dict[str, Any] = {
             "_ch": _charge, "_wi": _within, "_cg": check_grown, "_ov": overrun, "_ld": list_difference,
             "_mx": _extreme(max), "_mn": _extreme(min), "_lim": L.limits, "_errs": _ERRORS,
@@ -99,6 +100,17 @@ class Codegen:
         if is_const(ref) or local_name(ref) is not None or _size(node) < _MIN_NODES:
             return ref
         return self._unit_for(node, ref)
+
+    @property
+    def generating(self) -> bool:
+        """Is code generated now (not a reference closure being built)?"""
+        return self.enabled and not self._closures_only
+
+    def block(self, block: Any) -> Any:
+        """A block that cannot wait as one generated function, or None (use its closure)."""
+        if self.generate_block is None or not self.generating:
+            return None
+        return self.generate_block(self, block)
 
     def reference(self, node: Any) -> Fn:
         """The closure of ``node`` (its children closures too): the reference implementation."""

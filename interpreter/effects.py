@@ -64,6 +64,9 @@ def compile_block_closure(block: A.Block, L: Any) -> Stmt:
     Python errors of its statements become RuleErrors naming the statement (a block
     of one statement leaves that to the enclosing block).
     """
+    generated = L.codegen.block(block)
+    if generated is not None:
+        return generated
     stmts = splice_constant_ifs(block.stmts, L)
     fns = tuple(compile_simple(stmt, L) for stmt in stmts)
     spans = tuple(stmt.span for stmt in stmts)

@@ -27,6 +27,7 @@ from rulespec.check import CHANCE as CHANCE_BIT
 from rulespec.check import CHOICE as CHOICE_BIT
 
 from .budget import SMALL, log_event, overrun, spend, start_step
+from .codegen_blocks import generate_block_step
 from .effects import (
     PYTHON_ERRORS,
     TOP,
@@ -161,7 +162,7 @@ class Code:
 class BlockCode(Code):
     """A list of statements; simple ones are closures, waiting ones enter frames."""
 
-    __slots__ = ("stmts", "check", "span", "spans")
+    # no __slots__: a generated ``step`` (codegen_blocks) replaces the method per instance
 
     def __init__(self, span: Any) -> None:
         self.spans: tuple[Any, ...] = ()
@@ -800,6 +801,11 @@ def fill_block(code: BlockCode, block: A.Block, L: Any, checked: bool = True) ->
         else:
             stmts.append((compile_simple(stmt, L), True))
     code.stmts = tuple(stmts)
+    if L.codegen.generating:
+        waiting = [fn if not simple else None for fn, simple in stmts]
+        step = generate_block_step(L.codegen, block, spliced, waiting, checked)
+        if step is not None:
+            code.step = step  # type: ignore[method-assign]
 
 
 def compile_waiting(node: Any, L: Any) -> Callable[[State, dict], None]:

@@ -25,6 +25,7 @@ from .budget import log_event
 from .builtins import compile_builtin
 from .cards import build_card_table
 from .codegen import Codegen
+from .codegen_blocks import generate_block
 from .effects import compile_block_closure
 from .errors import RuleError
 from .expressions import compile_expr, compile_list, json_converter, type_of
@@ -47,6 +48,7 @@ class Link:
         self.gamedef = gamedef
         self.limits = limits
         self.codegen = Codegen(self)
+        self.codegen.generate_block = generate_block
         self.model = gamedef.model
         self.info = gamedef.info
         self.num_players = num_players

@@ -28,16 +28,16 @@ class CodegenError(Exception):
 
 # names the generator invents: an underscore, letters, digits (no dunder, no spec text)
 INVENTED = re.compile(r"_[a-z]+[0-9]*\Z")
-FIXED_NAMES = frozenset({"s", "e"})  # the state and the environment of locals
-ALLOWED_BUILTINS = frozenset({"len", "bool", "any", "all", "sum", "max", "min", "list", "range", "abs", "sorted",
-                              "TypeError", "ZeroDivisionError", "OverflowError", "IndexError", "KeyError",
+FIXED_NAMES = frozenset({"s", "e", "frame"})  # the state, the environment of locals, a block's frame
+ALLOWED_BUILTINS = frozenset({"len", "bool", "dict", "any", "all", "sum", "max", "min", "list", "range", "abs",
+                              "sorted", "TypeError", "ZeroDivisionError", "OverflowError", "IndexError", "KeyError",
                               "ValueError", "AttributeError"})
 # the fields of a state the generated code may read or write (``s.<field>``)
 STATE_ATTRS = frozenset({"zones", "loc", "face", "shuffled", "g", "pv", "score", "total", "skips", "piece_cell",
-                         "cell_piece", "round", "turn", "current", "dealer", "ops", "dirty"})
+                         "cell_piece", "round", "turn", "current", "dealer", "ops", "dirty", "in_play"})
 _NODES: frozenset[type] = frozenset({
     ast.Module, ast.FunctionDef, ast.arguments, ast.arg, ast.Return, ast.If, ast.For, ast.Assign,
-    ast.AugAssign, ast.Expr, ast.Pass, ast.Try, ast.ExceptHandler, ast.Tuple, ast.List, ast.Dict, ast.Call,
+    ast.AugAssign, ast.Expr, ast.Pass, ast.Try, ast.Raise, ast.ExceptHandler, ast.Tuple, ast.List, ast.Dict, ast.Call,
     ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.Compare, ast.BoolOp, ast.BinOp, ast.UnaryOp,
     ast.IfExp, ast.NamedExpr, ast.GeneratorExp, ast.ListComp, ast.comprehension, ast.Load, ast.Store,
     ast.And, ast.Or, ast.Not, ast.USub, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Eq,
@@ -70,6 +70,9 @@ def verify(tree: ast.Module, namespace: dict[str, Any]) -> None:
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             _check_invented(node.id)
             defined.add(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name is not None:
+            _check_invented(node.name)
+            defined.add(node.name)
     for node in ast.walk(tree):
         if type(node) not in _NODES:
             raise CodegenError(f"generated code uses {type(node).__name__}, which is not allowed")
@@ -88,8 +91,6 @@ def _check_node(node: ast.AST, defined: set[str]) -> None:
                                               or node.args.vararg or node.args.kwarg or node.args.kwonlyargs
                                               or node.args.posonlyargs):
         raise CodegenError("generated functions are plain: no decorators, defaults or variable arguments")
-    if isinstance(node, ast.ExceptHandler) and node.name is not None:
-        raise CodegenError("generated handlers bind no name")
 
 
 def _check_invented(name: str) -> None:

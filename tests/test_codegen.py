@@ -59,7 +59,7 @@ SPECS = sorted(GAMES.glob("*.yaml"))
     ("def _f(s, e):\n    return f'{s}'\n", "JoinedStr"),
     ("def _f(s, e):\n    return {_k1 for _v in s.g}\n", "SetComp"),
     ("def _f(s, e):\n    while 1:\n        pass\n", "While"),
-    ("def _f(s, e):\n    try:\n        pass\n    except TypeError as _x:\n        pass\n", "bind no name"),
+    ("def _f(s, e):\n    try:\n        pass\n    except TypeError as x:\n        pass\n", "not an invented name"),
 ])
 def test_the_verifier_refuses_what_is_not_allowed(source, problem):
     with pytest.raises(CodegenError, match=problem):

@@ -1,0 +1,316 @@
+"""Generated Python for blocks of statements (the compiler backend, after ``codegen``).
+
+Two shapes, both with the discipline of ``codegen`` (verified by ``pycode``):
+
+- a block that cannot wait becomes one function ``f(state, env)`` running its statements
+  in line (the closure engine's ``compile_block_closure``);
+- a block that can wait becomes the ``step(state, frame)`` of its ``BlockCode``: resumable
+  code whose program counter is ``frame[1]``, a plain integer in the state, so a state can
+  still be cloned or saved between any two statements.
+
+The common statements (assignments, `let`, `if`, moving a card or a piece, placing and
+removing pieces, calling a procedure, `end`, `pass`) are written in line; any other
+statement calls its closure (``effects``), which is the reference. Errors keep their
+positions: a Python error is reported at the statement that raised it, exactly as the
+closure engine does (the innermost block with a handler of its own), and an expression
+whose closure turns Python errors into its own messages (arithmetic, a family's zone, a
+define) is evaluated through its generated unit, which falls back to that closure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rulespec import ast as A
+from rulespec import types as T
+
+from .codegen import Codegen, _Writer
+from .effects import PYTHON_ERRORS, EndSignal, compile_simple, rule_failure, splice_constant_ifs
+from .errors import RuleError
+from .expressions import compile_expr, is_const, type_of
+from .state import move_card, move_piece
+
+__all__ = ["generate_block", "generate_block_step"]
+
+_ARITHMETIC = frozenset({"+", "-", "*", "/", "//", "%"})
+_FIELDS = {"score": "s.score", "total": "s.total"}
+
+
+def _done(s: Any) -> None:
+    """The block has run to its end: its frame leaves the stack."""
+    s.stack.pop()
+
+
+def _fail(message: str, span: Any) -> None:
+    raise RuleError(message, span)
+
+
+def _end_round() -> None:
+    raise EndSignal("round")
+
+
+def _move_piece_checked(s: Any, x: Any, c: Any, span: Any) -> None:
+    if x is None or c is None:
+        raise RuleError("cannot move: the piece or the cell is missing (none)", span)
+    move_piece(s, x, c, span)
+
+
+_HELPERS = {"_rf": rule_failure, "_perr": PYTHON_ERRORS, "_fail": _fail, "_endr": _end_round, "_sig": EndSignal,
+            "_mvc": move_card, "_done": _done, "_mvp": _move_piece_checked}
+
+
+def generate_block(gen: Codegen, block: A.Block) -> Any:
+    """A block that cannot wait, as one generated function ``f(state, env)``; None when the
+    closure engine's block is as good (an empty block, or one statement it calls anyway)."""
+    stmts = splice_constant_ifs(block.stmts, gen.L)
+    if not stmts:
+        return None
+    writer = _Statements(gen)
+    scoped = any(isinstance(stmt, A.Let) for stmt in stmts)
+    handler = len(stmts) > 1 or scoped or writer.check is not None
+    if not handler:
+        return None
+    body = writer.block(stmts, 2, own_handler=True)
+    if writer.inline == 0:
+        return None  # nothing in line: the closures are as fast
+    lines = ["def _b(s, e):"]
+    if scoped:
+        lines.append("    e = dict(e)")
+    lines += ["    _n = 0", "    try:", *body, "    except _perr as _x:", "        raise _rf(_x, _sp[_n]) from None"]
+    writer.w.names["_sp"] = writer.spans
+    return gen._load(f"b{len(gen.units)}", lines, {**_HELPERS, **writer.w.names})["_b"]
+
+
+def generate_block_step(gen: Codegen, block: A.Block, stmts: list[Any], waiting: list[Any], checked: bool) -> Any:
+    """``step(state, frame)`` of a block that can wait: statement ``i`` runs when ``frame[1] <= i``;
+    a waiting statement (``waiting[i]``: its entry function) saves ``i + 1`` first and returns.
+    None for an empty block."""
+    if not stmts:
+        return None
+    writer = _Statements(gen, checked)
+    put = writer.put
+    for i, stmt in enumerate(stmts):
+        put(2, f"if _pc <= {i!r}:")
+        put(3, f"_n = {len(writer.spans)!r}")
+        writer.spans.append(stmt.span)
+        if waiting[i] is not None:
+            put(3, f"frame[1] = {i + 1!r}")
+            put(3, f"{writer.w.name_of(waiting[i])}(s, e)")
+            put(3, "return")
+            continue
+        writer.stmt(stmt, 3, own_handler=False)
+        writer.check_end(3, resume=i + 1)
+    lines = ["def _s(s, frame):", "    e = frame[2]", "    _pc = frame[1]", "    _n = _pc", "    try:",
+             *writer.lines_taken(), "    except _perr as _x:", "        raise _rf(_x, _sp[_n]) from None",
+             "    _done(s)"]
+    writer.w.names["_sp"] = writer.spans
+    return gen._load(f"s{len(gen.units)}", lines, {**_HELPERS, **writer.w.names})["_s"]
+
+
+class _Statements:
+    """Lines of Python for statements, with the expression writer of the same unit."""
+
+    def __init__(self, gen: Codegen, checked: bool = True):
+        self.gen = gen
+        self.L = gen.L
+        self.w = _Writer(gen, env=True)
+        self.check = self.L.end_check if checked else None
+        self.spans: list[Any] = []
+        self.inline = 0  # statements written in line (not a closure call)
+        self._lines: list[str] = []
+
+    def lines_taken(self) -> list[str]:
+        lines, self._lines = self._lines, []
+        return lines
+
+    def put(self, indent: int, text: str) -> None:
+        self._lines.append("    " * indent + text)
+
+    def block(self, stmts: list[Any], indent: int, own_handler: bool) -> list[str]:
+        for stmt in stmts:
+            if own_handler:
+                self.put(indent, f"_n = {len(self.spans)!r}")
+                self.spans.append(stmt.span)
+            self.stmt(stmt, indent, own_handler)
+            self.check_end(indent)
+        return self.lines_taken()
+
+    def check_end(self, indent: int, resume: int | None = None) -> None:
+        """The round's end conditions, after a statement (when something they read changed)."""
+        if self.check is None:
+            return
+        self.put(indent, "if s.dirty and s.in_play:")
+        self.put(indent + 1, "s.dirty = False")
+        self.put(indent + 1, f"if {self.w.name_of(self.check)}(s):")
+        if resume is not None:
+            self.put(indent + 2, f"frame[1] = {resume!r}")
+        self.put(indent + 2, "_endr()")
+
+    # ------------------------------------------------------------------ values
+    def value(self, node: Any) -> str:
+        """An expression's value: in line, or through its unit when its closure has error
+        messages of its own (so a failure reads as in the closure engine)."""
+        if _has_own_errors(node, self.L):
+            return f"{self.w.name_of(compile_expr(node, self.L))}(s, e)"
+        return self.w.expr(node)
+
+    def closure(self, stmt: Any, indent: int) -> None:
+        self.put(indent, f"{self.w.name_of(compile_simple(stmt, self.L))}(s, e)")
+
+    # ------------------------------------------------------------------ statements
+    def stmt(self, stmt: Any, indent: int, own_handler: bool) -> None:
+        method = getattr(self, "s_" + type(stmt).__name__, None)
+        before = len(self._lines)
+        if method is not None and method(stmt, indent) is not False:
+            self.inline += 1
+            return
+        del self._lines[before:]
+        self.closure(stmt, indent)
+
+    def s_Pass(self, stmt: A.Pass, indent: int) -> None:
+        self.put(indent, "pass")
+
+    def s_End(self, stmt: A.End, indent: int) -> None:
+        self.put(indent, f"raise _sig({self.w.name_of(stmt.level)})")
+
+    def s_Let(self, stmt: A.Let, indent: int) -> bool:
+        if id(stmt) in self.L.info.random_lets:
+            return False
+        key = self.w.name_of(stmt.name)
+        if type_of(stmt.value, self.L) == T.ZONE:
+            self.put(indent, f"e[{key}] = list(s.zones[{self.value(stmt.value)}])")
+        else:
+            self.put(indent, f"e[{key}] = {self.value(stmt.value)}")
+        return True
+
+    def s_If(self, stmt: A.If, indent: int) -> bool:
+        cond = compile_expr(stmt.cond, self.L)
+        branches = [splice_constant_ifs(b.stmts, self.L) for b in (stmt.then, stmt.orelse)]
+        if is_const(cond) or any(isinstance(x, A.Let) for b in branches for x in b):
+            return False  # a branch with a scope of its own: its closure copies the env
+        self.put(indent, f"if {self.value(stmt.cond)}:")
+        self.branch(branches[0], indent + 1)
+        if branches[1]:
+            self.put(indent, "else:")
+            self.branch(branches[1], indent + 1)
+        return True
+
+    def branch(self, stmts: list[Any], indent: int) -> None:
+        if not stmts:
+            self.put(indent, "pass")
+            return
+        # as in the closure engine: a branch of one statement and no end check reports its
+        # errors at the `if`; otherwise at its own statement
+        own = len(stmts) > 1 or self.check is not None
+        for stmt in stmts:
+            if own:
+                self.put(indent, f"_n = {len(self.spans)!r}")
+                self.spans.append(stmt.span)
+            self.stmt(stmt, indent, own)
+            self.check_end(indent)
+
+    def s_Assign(self, stmt: A.Assign, indent: int) -> bool:
+        L = self.L
+        target = stmt.target
+        ref = L.info.ref(target)
+        t = type_of(stmt.value, L)
+        if t not in (T.INT, T.BOOL, T.PLAYER, T.CARD, T.CELL, T.PIECE, T.STR) or (t == T.STR and stmt.op != "="):
+            return False  # lists, numbers that may grow, nested values: the closure checks their size
+        if t in (T.PLAYER, T.CARD, T.CELL, T.PIECE, T.BOOL) and stmt.op != "=":
+            return False
+        op = {"=": "=", "+=": "+=", "-=": "-="}[stmt.op]
+        if ref.kind == "var":
+            key = ("var", target.id)
+            self.put(indent, f"s.g[{L.var_slots[target.id]!r}] {op} {self.value(stmt.value)}")
+        elif ref.kind in ("pvar", "player_field") and (ref.kind == "pvar" or target.name in _FIELDS):
+            key = ("pvar", target.name) if ref.kind == "pvar" else ("field", target.name)
+            column = f"s.pv[{L.pvar_slots[target.name]!r}]" if ref.kind == "pvar" else _FIELDS[target.name]
+            p = self.w.temp()
+            what = "set" if stmt.op == "=" else "change"
+            message = self.w.name_of(f"cannot {what} a variable of a missing player (none)")
+            self.put(indent, f"{p} = {self.value(target.obj)}")
+            self.put(indent, f"if {p} is None:")
+            self.put(indent + 1, f"_fail({message}, {self.w.name_of(stmt.span)})")
+            self.put(indent, f"{column}[{p}] {op} {self.value(stmt.value)}")
+        else:
+            return False
+        if _marks(L, key):
+            self.put(indent, "s.dirty = True")
+        return True
+
+    def s_Move(self, stmt: A.Move, indent: int) -> bool:
+        L = self.L
+        what_type = type_of(stmt.what, L)
+        if stmt.selector != "one" or what_type not in (T.PIECE, T.CARD):
+            return False
+        if what_type == T.PIECE:
+            self.put(indent, f"_mvp(s, {self.value(stmt.what)}, {self.value(stmt.dest)}, "
+                             f"{self.w.name_of(stmt.span)})")
+            if _marks(L, ("pieces",)):
+                self.put(indent, "s.dirty = True")
+            return True
+        c, z = self.w.temp(), self.w.temp()
+        self.put(indent, f"{c} = {self.value(stmt.what)}")
+        self.put(indent, f"if {c} is not None:")
+        self.put(indent + 1, f"{z} = {self.value(stmt.dest)}")
+        face = repr(1 if stmt.face == "up" else 0) if stmt.face is not None else f"{self.w.name_of(L.zone_face)}[{z}]"
+        self.put(indent + 1, f"_mvc(s, {c}, {z}, {face}, {stmt.bottom!r})")
+        return True
+
+    def s_Remove(self, stmt: A.Remove, indent: int) -> bool:
+        x, c = self.w.temp(), self.w.temp()
+        self.put(indent, f"{x} = {self.value(stmt.piece)}")
+        self.put(indent, f"if {x} is not None:")
+        self.put(indent + 1, f"{c} = s.piece_cell[{x}]")
+        self.put(indent + 1, f"if {c} >= 0:")
+        self.put(indent + 2, f"s.cell_piece[{c}] = -1")
+        self.put(indent + 2, f"s.piece_cell[{x}] = -1")
+        if _marks(self.L, ("pieces",)):
+            self.put(indent, "s.dirty = True")
+        return True
+
+    def s_CallProc(self, stmt: A.CallProc, indent: int) -> bool:
+        L = self.L
+        if L.info.ref(stmt.target).kind != "proc":
+            return False
+        name = stmt.target.id
+        params = L.procs[name].params
+        self.put(indent, "s.ops -= 1")  # each call costs one unit (as in the closure engine)
+        self.put(indent, "if s.ops < 0:")
+        self.put(indent + 1, f"_ov(s, {self.w.name_of(stmt.span)})")
+        env = ", ".join(f"{self.w.name_of(p)}: {self.value(a)}" for p, a in zip(params, stmt.args))
+        self.put(indent, f"{self.w.name_of(_LateProc(L, name))}(s, {{{env}}})")
+        return True
+
+
+def _marks(L: Any, key: tuple[str, ...]) -> bool:
+    """Does a write of ``key`` change what the round's end conditions read (mark the state dirty)?"""
+    return key in L.end_watch
+
+
+class _LateProc:
+    """A procedure's closure, found when first called (procedures may call each other)."""
+
+    __slots__ = ("L", "name", "fn")
+
+    def __init__(self, L: Any, name: str):
+        self.L = L
+        self.name = name
+        self.fn: Any = None
+
+    def __call__(self, s: Any, e: dict) -> None:
+        fn = self.fn
+        if fn is None:
+            fn = self.fn = self.L.proc_closure(self.name)
+        fn(s, e)
+
+
+def _has_own_errors(node: Any, L: Any) -> bool:
+    """Does the closure of ``node`` turn Python errors into messages of its own?"""
+    for n in A.walk(node):
+        if isinstance(n, A.BinOp) and n.op in _ARITHMETIC:
+            return True
+        if isinstance(n, (A.Call, A.Name)) and L.info.ref(n).kind in ("family", "define"):
+            return True
+    return False
+
