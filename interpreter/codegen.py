@@ -30,15 +30,30 @@ from typing import Any
 from rulespec import ast as A
 from rulespec import types as T
 
+from .budget import _BIG_INT as _BIG
 from .budget import SMALL, check_grown, overrun
-from .expressions import Fn, closure_of, const_value, is_const, list_difference, local_name, type_of
+from .expressions import (
+    Fn,
+    closure_of,
+    const_value,
+    distinct_values,
+    is_const,
+    list_difference,
+    local_name,
+    type_of,
+)
 from .pycode import Unit, load_unit
 
-__all__ = ["Codegen", "MODE"]
+__all__ = ["Codegen", "MODE", "CLOSURE_EXPRESSIONS"]
 
 # "on": generated code with the reference closure as its error path; "off": closures only;
 # "strict": generated code without the fallback (tests comparing the two backends)
 MODE = os.environ.get("RULESPEC_CODEGEN", "on")
+
+# expression classes with no generated form: their closure is called (with the unit's locals)
+CLOSURE_EXPRESSIONS = {
+    "Index": "reading a list by position checks the bounds and that a zone's order is known",
+}
 
 _ERRORS = (TypeError, ZeroDivisionError, OverflowError, IndexError, KeyError, ValueError, AttributeError)
 _OPS = {"+": "+", "-": "-", "*": "*", "/": "/", "//": "//", "%": "%", "==": "==", "!=": "!=", "<": "<",
@@ -66,6 +81,18 @@ def _within(s: Any, xs: Any, span: Any) -> Any:
     return xs
 
 
+def _arg(pick: Callable[..., Any]) -> Callable[[list], list]:
+    """argmax / argmin of (item, value) pairs: every item with the best value (none ignored)."""
+    def of(found: list) -> list:
+        found = [(x, v) for x, v in found if v is not None]
+        if not found:
+            return []
+        best = pick(v for _, v in found)
+        return [x for x, v in found if v == best]
+
+    return of
+
+
 def _extreme(pick: Callable[..., Any]) -> Callable[[list], Any]:
     def of(values: list) -> Any:
         present = [v for v in values if v is not None]
@@ -88,7 +115,8 @@ class Codegen:
         self.generate_block: Callable[[Codegen, Any], Any] | None = None  # installed by the link
         self._helpers: dict[str, Any] = {
             "_ch": _charge, "_wi": _within, "_cg": check_grown, "_ov": overrun, "_ld": list_difference,
-            "_mx": _extreme(max), "_mn": _extreme(min), "_lim": L.limits, "_errs": _ERRORS,
+            "_mx": _extreme(max), "_mn": _extreme(min),
+            "_ax": _arg(max), "_an": _arg(min), "_dv": distinct_values, "_lim": L.limits, "_errs": _ERRORS,
         }
 
     # ------------------------------------------------------------------ entry points
@@ -161,12 +189,14 @@ class Codegen:
         writer = _Writer(self, env=False)
         params = [writer.bind(p) for p in define.params]
         ref = self.reference(define.body)
-        if is_const(ref):
-            value = writer.value(const_value(ref))
-            body = value
+        body = writer.value(const_value(ref)) if is_const(ref) else writer.expr(define.body)
+        if self.L.define_fans_out(name):
+            # a define that calls others costs one unit per call, at the calling position (a
+            # chain of them is paid for); the caller passes that position
+            lines = [f"def _g({', '.join(['s', '_sp', *params])}):", "    s.ops -= 1", "    if s.ops < 0:",
+                     "        _ov(s, _sp)", f"    return {body}"]
         else:
-            body = writer.expr(define.body)
-        lines = [f"def _g({', '.join(['s', *params])}):", f"    return {body}"]
+            lines = [f"def _g({', '.join(['s', *params])}):", f"    return {body}"]
         fn = self._load(f"d{len(self.units)}", lines, writer.names)["_g"]
         self._defines[name] = fn
         return fn
@@ -237,11 +267,21 @@ class _Writer:
 
     def fallback(self, node: Any, ref: Fn) -> str:
         """Call ``node``'s closure, with the locals this unit binds added to its environment."""
-        fn = self.name_of(ref)
+        return self.call(ref)
+
+    def via_unit(self, node: Any) -> str:
+        """Evaluate ``node`` through its own compiled function (a generated unit, whose errors
+        fall back to its closure), with this unit's bound locals added to the environment."""
+        from .expressions import compile_expr
+
+        return self.call(compile_expr(node, self.L))
+
+    def call(self, fn: Fn) -> str:
+        name = self.name_of(fn)
         if not self.scope:
-            return f"{fn}(s, e)" if self.env else f"{fn}(s, {self.name_of({})})"
+            return f"{name}(s, e)" if self.env else f"{name}(s, {self.name_of({})})"
         pairs = ", ".join(f"{self.name_of(k)}: {v}" for k, v in self.scope.items())
-        return f"{fn}(s, {{**e, {pairs}}})" if self.env else f"{fn}(s, {{{pairs}}})"
+        return f"{name}(s, {{**e, {pairs}}})" if self.env else f"{name}(s, {{{pairs}}})"
 
     def listing(self, node: Any) -> str:
         """An iterable expression: a zone gives its cards."""
@@ -259,6 +299,9 @@ class _Writer:
         """``table[x]``, none for a missing x."""
         first, x = self.held(code)
         return f"(None if {first} is None else {self.value(table)}[{x}])"
+
+    def x_Const(self, node: A.Const) -> str:
+        return self.value(node.value)
 
     def x_Name(self, node: A.Name) -> str | None:
         kind = self.L.info.ref(node).kind
@@ -341,13 +384,21 @@ class _Writer:
             t = type_of(node, L)
             if (t == T.INT and op != "*") or t == T.BOOL:
                 return code
-            return f"_cg(s, {code}, _lim, {self.name_of(node.span)})"
+            return self.grown(code, t, node.span)
         if _sized(left_type) and _sized(right_type):
             left_ref = self.gen.reference(node.left)
             right_ref = self.gen.reference(node.right)
             if not (is_const(left_ref) or is_const(right_ref)):
                 return None  # two long values compared: paid for by the closure
         return f"({self.expr(node.left)} {symbol} {self.expr(node.right)})"
+
+    def grown(self, code: str, t: str, span: Any) -> str:
+        """A value an operator just made, checked as ``check_grown`` does; a number within
+        +-2**62 (an int, or a finite float) passes without the call."""
+        if not T.is_number(t) or t == T.ANY:
+            return f"_cg(s, {code}, _lim, {self.name_of(span)})"
+        v = self.temp()
+        return f"({v} if {-_BIG!r} < ({v} := {code}) < {_BIG!r} else _cg(s, {v}, _lim, {self.name_of(span)}))"
 
     def x_Unary(self, node: A.Unary) -> str:
         if node.op == "not":
@@ -357,8 +408,9 @@ class _Writer:
     def x_Cond(self, node: A.Cond) -> str:
         return f"({self.expr(node.body)} if {self.expr(node.test)} else {self.expr(node.orelse)})"
 
-    def comprehension(self, comp: A.Comp, span: Any) -> tuple[str, str]:
-        """(element, ``for ... in ... if ...``) of a comprehension, paying for its items."""
+    def comprehension(self, comp: A.Comp, span: Any) -> tuple[str, str, str]:
+        """(element, ``for ... in ... if ...``, the loop's variable) of a comprehension, paying
+        for its items."""
         items = self.listing(comp.iter)
         outer = self.scope.get(comp.var)
         var = self.bind(comp.var)
@@ -368,23 +420,27 @@ class _Writer:
             del self.scope[comp.var]
         else:
             self.scope[comp.var] = outer
-        return elt, f"for {var} in _ch(s, {items}, {self.name_of(span)}){cond}"
+        return elt, f"for {var} in _ch(s, {items}, {self.name_of(span)}){cond}", var
 
     def x_ListComp(self, node: A.ListComp) -> str:
-        elt, loop = self.comprehension(node.comp, node.span)
+        elt, loop, _ = self.comprehension(node.comp, node.span)
         return f"[{elt} {loop}]"
 
     def x_Agg(self, node: A.Agg) -> str | None:
         func = node.func
         if func == "count" and node.comp.cond is None:
             return f"len({self.listing(node.comp.iter)})"
-        if func not in ("count", "sum", "max", "min", "any", "all"):
+        if func not in ("count", "sum", "max", "min", "any", "all", "distinct", "argmax", "argmin"):
             return None
-        elt, loop = self.comprehension(node.comp, node.span)
+        elt, loop, var = self.comprehension(node.comp, node.span)
+        if func == "distinct":
+            return f"_dv(s, [{elt} {loop}], {self.name_of(node.span)})"
+        if func in ("argmax", "argmin"):
+            return f"_{'ax' if func == 'argmax' else 'an'}([({var}, {elt}) {loop}])"
         if func == "count":
             return f"sum([1 {loop}])"
         if func == "sum":
-            return f"_cg(s, sum([{elt} {loop}]), _lim, {self.name_of(node.span)})"
+            return self.grown(f"sum([{elt} {loop}])", type_of(node, self.L), node.span)
         if func in ("max", "min"):
             return f"_{'mx' if func == 'max' else 'mn'}([{elt} {loop}])"
         return f"{func}([{elt} {loop}])"  # every item is evaluated, as the closure does
@@ -400,11 +456,8 @@ class _Writer:
 
     def define_call(self, node: Any, name: str, args: tuple[Any, ...]) -> str:
         fn = self.name_of(self.gen.define(name))
-        call = f"{fn}({', '.join(['s', *(self.expr(a) for a in args)])})"
-        if not self.L.define_fans_out(name):
-            return call
-        # a define that calls others costs one unit per call (a chain of them is paid for)
-        return f"(({self.name_of(_pay_one)}(s, {self.name_of(node.span)})) or {call})"
+        span = [self.name_of(node.span)] if self.L.define_fans_out(name) else []
+        return f"{fn}({', '.join(['s', *span, *(self.expr(a) for a in args)])})"
 
     def builtin(self, node: A.Call) -> str | None:
         L = self.L
@@ -439,12 +492,6 @@ class _Writer:
         if func in ("max", "min") and len(args) == 2:
             return f"{func}({self.expr(args[0])}, {self.expr(args[1])})"
         return None
-
-
-def _pay_one(s: Any, span: Any) -> None:
-    s.ops -= 1
-    if s.ops < 0:
-        overrun(s, span)
 
 
 def _sized(t: str) -> bool:

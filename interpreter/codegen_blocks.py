@@ -30,7 +30,21 @@ from .errors import RuleError
 from .expressions import compile_expr, is_const, type_of
 from .state import move_card, move_piece
 
-__all__ = ["generate_block", "generate_block_step"]
+__all__ = ["generate_block", "generate_block_step", "has_own_errors", "CLOSURE_STATEMENTS"]
+
+# statement classes with no form in line: a generated block calls their closure (``effects``)
+CLOSURE_STATEMENTS = {
+    "Draw": "takes cards from a zone whose order may be unknown (the generator of the state)",
+    "Deal": "deals round the table from a zone whose order may be unknown",
+    "Shuffle": "marks a zone unordered (and the end conditions, if they read it)",
+    "Flip": "a card or a list of cards: rare, and one call",
+    "Emit": "an event is measured against the log's budget as it is made",
+    "Place": "finds the player's next piece off the board",
+    "For": "its bindings are a list of environments (the body runs once per assignment)",
+    "Repeat": "a bounded loop with its own error when the bound is reached",
+    "While": "a bounded loop with its own error when the bound is reached",
+    "Choose": "never runs in line: a choice is a frame code (flow.ChooseCode)",
+}
 
 _ARITHMETIC = frozenset({"+", "-", "*", "/", "//", "%"})
 _FIELDS = {"score": "s.score", "total": "s.total"}
@@ -150,7 +164,7 @@ class _Statements:
     def value(self, node: Any) -> str:
         """An expression's value: in line, or through its unit when its closure has error
         messages of its own (so a failure reads as in the closure engine)."""
-        if _has_own_errors(node, self.L):
+        if has_own_errors(node, self.L):
             return f"{self.w.name_of(compile_expr(node, self.L))}(s, e)"
         return self.w.expr(node)
 
@@ -172,6 +186,12 @@ class _Statements:
 
     def s_End(self, stmt: A.End, indent: int) -> None:
         self.put(indent, f"raise _sig({self.w.name_of(stmt.level)})")
+
+    def s_Skip(self, stmt: A.Skip, indent: int) -> None:
+        p = self.w.temp()
+        self.put(indent, f"{p} = {self.value(stmt.player)}")
+        self.put(indent, f"if {p} is not None:")
+        self.put(indent + 1, f"s.skips[{p}] += 1")
 
     def s_Let(self, stmt: A.Let, indent: int) -> bool:
         if id(stmt) in self.L.info.random_lets:
@@ -305,7 +325,7 @@ class _LateProc:
         fn(s, e)
 
 
-def _has_own_errors(node: Any, L: Any) -> bool:
+def has_own_errors(node: Any, L: Any) -> bool:
     """Does the closure of ``node`` turn Python errors into messages of its own?"""
     for n in A.walk(node):
         if isinstance(n, A.BinOp) and n.op in _ARITHMETIC:

@@ -28,6 +28,7 @@ from rulespec.check import CHOICE as CHOICE_BIT
 
 from .budget import SMALL, log_event, overrun, spend, start_step
 from .codegen_blocks import generate_block_step
+from .codegen_choices import generate_collector
 from .effects import (
     PYTHON_ERRORS,
     TOP,
@@ -928,11 +929,11 @@ def _conjuncts(node: Any) -> list[Any]:
     return [node]
 
 
-def _filters_by_level(node: A.Alternative, names: tuple[str, ...], L: Any) -> dict[int, Any] | None:
+def _filters_by_level(node: A.Alternative, names: tuple[str, ...], L: Any) -> dict[int, list[Any]] | None:
     """The alternative's conditions split into conjuncts, each checked as soon as the
     parameters it reads are bound: level -1 before any loop, level i inside loop i.
 
-    Returns {level: closure or None}, or None when a condition is constant false.
+    Returns {level: [conjunct nodes]}, or None when a condition is constant false.
     """
     from .expressions import const_value, is_const
 
@@ -944,7 +945,7 @@ def _filters_by_level(node: A.Alternative, names: tuple[str, ...], L: Any) -> di
                 parts.extend(_conjuncts(binding.cond))
     if node.cond is not None:
         parts.extend(_conjuncts(node.cond))
-    grouped: dict[int, list[Any]] = {}
+    grouped: dict[int, list[Any]] = {level: [] for level in range(-1, len(names))}
     for part in parts:
         used = [position[n.id] for n in A.walk(part) if isinstance(n, A.Name) and n.id in position]
         fn = compile_expr(part, L)
@@ -952,8 +953,8 @@ def _filters_by_level(node: A.Alternative, names: tuple[str, ...], L: Any) -> di
             if not const_value(fn):
                 return None
             continue
-        grouped.setdefault(max(used) if used else -1, []).append(fn)
-    return {level: _all_of(grouped.get(level, [])) for level in range(-1, len(names))}
+        grouped[max(used) if used else -1].append(part)
+    return grouped
 
 
 def _all_of(fns: list[Any]) -> Any:
@@ -976,16 +977,18 @@ def link_alternative(node: A.Alternative, L: Any) -> Alt | None:
     alt.offset = spec.offset
     bindings = node.bindings
     alt.names = tuple(b.var for b in bindings.items) if bindings else ()
-    levels = _filters_by_level(node, alt.names, L)
-    if levels is None:
+    grouped = _filters_by_level(node, alt.names, L)
+    if grouped is None:
         return None  # a condition that is false for this game (an option, the player count)
+    levels = {level: _all_of([compile_expr(part, L) for part in parts]) for level, parts in grouped.items()}
     alt.cond = levels[-1]  # checked once, before enumerating the parameters
     alt.loops = tuple((b.var, compile_list(b.iter, L), levels[i]) for i, b in enumerate(bindings.items)) \
         if bindings else ()
     alt.encodings = tuple(spec.encoding(i) for i in range(len(alt.names)))
     alt.size = max(spec.size, 1)
     alt.span = node.span
-    alt.collect = make_collector(alt)
+    loops = [(b.var, b.iter) for b in bindings.items] if bindings else []
+    alt.collect = generate_collector(L.codegen, alt, loops, grouped) or make_collector(alt)
     alt.decode = make_decoder(alt, spec)
     alt.label = node.label
     if waits(node.body, L):

@@ -28,7 +28,9 @@ class CodegenError(Exception):
 
 # names the generator invents: an underscore, letters, digits (no dunder, no spec text)
 INVENTED = re.compile(r"_[a-z]+[0-9]*\Z")
-FIXED_NAMES = frozenset({"s", "e", "frame"})  # the state, the environment of locals, a block's frame
+# the state, the environment of locals, a block's frame, the set of a choice's option ids
+FIXED_NAMES = frozenset({"s", "e", "frame", "_ids"})
+_IDS_METHODS = frozenset({"add", "update"})
 ALLOWED_BUILTINS = frozenset({"len", "bool", "dict", "any", "all", "sum", "max", "min", "list", "range", "abs",
                               "sorted", "TypeError", "ZeroDivisionError", "OverflowError", "IndexError", "KeyError",
                               "ValueError", "AttributeError"})
@@ -37,7 +39,8 @@ STATE_ATTRS = frozenset({"zones", "loc", "face", "shuffled", "g", "pv", "score",
                          "cell_piece", "round", "turn", "current", "dealer", "ops", "dirty", "in_play"})
 _NODES: frozenset[type] = frozenset({
     ast.Module, ast.FunctionDef, ast.arguments, ast.arg, ast.Return, ast.If, ast.For, ast.Assign,
-    ast.AugAssign, ast.Expr, ast.Pass, ast.Try, ast.Raise, ast.ExceptHandler, ast.Tuple, ast.List, ast.Dict, ast.Call,
+    ast.AugAssign, ast.Expr, ast.Pass, ast.Continue, ast.Try, ast.Raise, ast.ExceptHandler, ast.Tuple, ast.List,
+    ast.Dict, ast.Call,
     ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.Compare, ast.BoolOp, ast.BinOp, ast.UnaryOp,
     ast.IfExp, ast.NamedExpr, ast.GeneratorExp, ast.ListComp, ast.comprehension, ast.Load, ast.Store,
     ast.And, ast.Or, ast.Not, ast.USub, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Eq,
@@ -84,8 +87,9 @@ def _check_node(node: ast.AST, defined: set[str]) -> None:
         raise CodegenError(f"generated code holds a {type(node.value).__name__} literal")
     if isinstance(node, ast.Name) and node.id not in defined and node.id not in ALLOWED_BUILTINS:
         raise CodegenError(f"generated code names '{node.id}', which is neither invented nor allowed")
-    if isinstance(node, ast.Attribute) and not (isinstance(node.value, ast.Name) and node.value.id == "s"
-                                                and node.attr in STATE_ATTRS):
+    if isinstance(node, ast.Attribute) and not (isinstance(node.value, ast.Name) and (
+            (node.value.id == "s" and node.attr in STATE_ATTRS)
+            or (node.value.id == "_ids" and node.attr in _IDS_METHODS))):
         raise CodegenError(f"generated code reads the attribute '{node.attr}', which is not allowed")
     if isinstance(node, ast.FunctionDef) and (node.decorator_list or node.returns or node.args.defaults
                                               or node.args.vararg or node.args.kwarg or node.args.kwonlyargs

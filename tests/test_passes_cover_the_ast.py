@@ -13,7 +13,11 @@ The passes and how each dispatches on a node's class:
 - run time: ``expressions._COMPILERS`` and ``effects._STATEMENTS`` (tables by class name), and
   for statements that can wait, ``flow.compile_waiting`` (an ``if kind == ...`` chain, read from
   its source here); a statement that never waits is listed in ``NEVER_WAITS`` with the reason;
-- ``state_check._STATEMENTS``: the statement classes a saved frame may point at.
+- ``state_check._STATEMENTS``: the statement classes a saved frame may point at;
+- the compiler backend: ``codegen._Writer.x_<Class>`` for expressions and
+  ``codegen_blocks._Statements.s_<Class>`` for statements, or an entry with its reason in
+  ``codegen.CLOSURE_EXPRESSIONS`` / ``codegen_blocks.CLOSURE_STATEMENTS`` (generated code calls
+  that class's closure).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from typing import Any
 
 import pytest
 
-from interpreter import effects, expressions, flow, state_check
+from interpreter import codegen, codegen_blocks, effects, expressions, flow, state_check
 from rulespec import ast as A
 from rulespec.check import Checker
 from rulespec.describe import Describer
@@ -266,3 +270,15 @@ def test_a_case_removed_from_a_pass_fails(monkeypatch: pytest.MonkeyPatch) -> No
         "check: Checker.stmt_<Class> has no case for statement Skip",
         "describe: Describer.s_<Class> has no case for statement Pass",
     ]
+
+
+def test_the_compiler_backend_has_a_case_for_every_node_class():
+    expressions_, statements = node_classes(A)
+    missing = [c.__name__ for c in expressions_ if not hasattr(codegen._Writer, "x_" + c.__name__)
+               and c.__name__ not in codegen.CLOSURE_EXPRESSIONS and c.__name__ not in EXEMPT]
+    missing += [c.__name__ for c in statements if not hasattr(codegen_blocks._Statements, "s_" + c.__name__)
+                and c.__name__ not in codegen_blocks.CLOSURE_STATEMENTS and c.__name__ not in EXEMPT]
+    assert missing == []
+    both = [name for name in codegen.CLOSURE_EXPRESSIONS if hasattr(codegen._Writer, "x_" + name)]
+    both += [name for name in codegen_blocks.CLOSURE_STATEMENTS if hasattr(codegen_blocks._Statements, "s_" + name)]
+    assert both == []  # a class is generated or left to its closure, not both
