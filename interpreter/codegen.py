@@ -171,14 +171,19 @@ class Codegen:
         else:
             lines = ["def _f(s, e):", "    try:", f"        return {body}", "    except _errs:",
                      "        return _o(s, e)"]
-        return self._load(f"e{len(self.units)}", lines, writer.names)["_f"]
+        return self.load(f"e{len(self.units)}", lines, writer.names, "_f") or ref
 
-    def _load(self, name: str, lines: list[str], names: dict[str, Any]) -> dict[str, Callable[..., Any]]:
+    def load(self, name: str, lines: list[str], names: dict[str, Any], function: str) -> Any:
+        """The generated ``function`` of a unit, or None when Python cannot compile it (its
+        own limits on nesting): the caller then keeps the closure."""
         namespace = dict(self._helpers)
         namespace.update(names)
-        unit = load_unit(name, "\n".join(lines) + "\n", namespace)
+        try:
+            unit = load_unit(name, "\n".join(lines) + "\n", namespace)
+        except (SyntaxError, RecursionError, MemoryError):
+            return None
         self.units.append(unit)
-        return unit.functions
+        return unit.functions[function]
 
     def define(self, name: str) -> Callable[..., Any]:
         """The generated function of define ``name``: ``f(state, *arguments)``."""
@@ -197,9 +202,24 @@ class Codegen:
                      "        _ov(s, _sp)", f"    return {body}"]
         else:
             lines = [f"def _g({', '.join(['s', *params])}):", f"    return {body}"]
-        fn = self._load(f"d{len(self.units)}", lines, writer.names)["_g"]
+        fn = self.load(f"d{len(self.units)}", lines, writer.names, "_g") or _define_by_closure(
+            ref, define.params, self.L.define_fans_out(name))
         self._defines[name] = fn
         return fn
+
+
+def _define_by_closure(body: Fn, params: tuple[str, ...], paid: bool) -> Callable[..., Any]:
+    """A define's closure behind the calling convention of generated defines (for a body
+    Python could not compile)."""
+    if paid:
+        def paid_call(s: Any, span: Any, *args: Any) -> Any:
+            s.ops -= 1
+            if s.ops < 0:
+                overrun(s, span)
+            return body(s, dict(zip(params, args)))
+
+        return paid_call
+    return lambda s, *args: body(s, dict(zip(params, args)))
 
 
 def _size(node: Any, limit: int = _MIN_NODES) -> int:

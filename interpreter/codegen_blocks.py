@@ -92,7 +92,7 @@ def generate_block(gen: Codegen, block: A.Block) -> Any:
         lines.append("    e = dict(e)")
     lines += ["    _n = 0", "    try:", *body, "    except _perr as _x:", "        raise _rf(_x, _sp[_n]) from None"]
     writer.w.names["_sp"] = writer.spans
-    return gen._load(f"b{len(gen.units)}", lines, {**_HELPERS, **writer.w.names})["_b"]
+    return gen.load(f"b{len(gen.units)}", lines, {**_HELPERS, **writer.w.names}, "_b")
 
 
 def generate_block_step(gen: Codegen, block: A.Block, stmts: list[Any], waiting: list[Any], checked: bool) -> Any:
@@ -118,7 +118,7 @@ def generate_block_step(gen: Codegen, block: A.Block, stmts: list[Any], waiting:
              *writer.lines_taken(), "    except _perr as _x:", "        raise _rf(_x, _sp[_n]) from None",
              "    _done(s)"]
     writer.w.names["_sp"] = writer.spans
-    return gen._load(f"s{len(gen.units)}", lines, {**_HELPERS, **writer.w.names})["_s"]
+    return gen.load(f"s{len(gen.units)}", lines, {**_HELPERS, **writer.w.names}, "_s")
 
 
 class _Statements:

@@ -33,7 +33,7 @@ def generate_collector(gen: Codegen, alt: Any, loops: list[tuple[str, Any]], fil
         lines += [f"    if not ({pre}):", "        return"]
     if not loops:
         lines.append(f"    _ids.add({alt.offset!r})")
-        return gen._load(f"c{len(gen.units)}", lines, w.names)["_c"]
+        return gen.load(f"c{len(gen.units)}", lines, w.names, "_c")
     lines.append("    _add = _ids.add")
     (var0, items0), *rest = loops
     table0, stride0 = alt.encodings[0]
@@ -46,7 +46,7 @@ def generate_collector(gen: Codegen, alt: Any, loops: list[tuple[str, Any]], fil
             lines.append(f"    _ids.update([{encoded} for {x} in {source0}])")
         else:
             lines += [f"    for {x} in list({source0}):", f"        if {filter0}:", f"            _add({encoded})"]
-        return gen._load(f"c{len(gen.units)}", lines, w.names)["_c"]
+        return gen.load(f"c{len(gen.units)}", lines, w.names, "_c")
     (var1, items1), = rest
     table1, stride1 = alt.encodings[1]
     lines.append(f"    for {x} in list({source0}):")
@@ -63,7 +63,7 @@ def generate_collector(gen: Codegen, alt: Any, loops: list[tuple[str, Any]], fil
         lines += [f"        for {y} in _ys:", f"            _add({encoded})"]
     else:
         lines += [f"        for {y} in list(_ys):", f"            if {filter1}:", f"                _add({encoded})"]
-    return gen._load(f"c{len(gen.units)}", lines, w.names)["_c"]
+    return gen.load(f"c{len(gen.units)}", lines, w.names, "_c")
 
 
 def _encode(w: _Writer, x: str, table: Any, stride: int) -> str:

@@ -243,3 +243,31 @@ def test_rulespec_compile_shows_the_generated_python(capsys):
     out = io.StringIO()
     assert main(["compile", str(GAMES / "highjack.yaml"), "--players", "4"], out=out, err=err) == 0
     assert "ready for 4 players" in out.getvalue()
+
+
+@pytest.mark.parametrize("refused", ["", "d", "e", "b", "s", "c"])
+def test_a_unit_python_cannot_compile_falls_back_to_the_closures(refused, monkeypatch):
+    """Python has limits of its own (nesting of parentheses, blocks, recursion while
+    compiling): a unit it refuses is not an error, the closure runs instead. ``refused``:
+    the kind of unit refused (d defines, e expressions, b blocks, s steps, c choices; all)."""
+    from interpreter import pycode
+
+    def refuse(name: str, source: str, namespace: dict) -> Any:
+        if name.startswith(refused):
+            raise RecursionError("too deep")
+        return pycode.load_unit(name, source, namespace)
+
+    spec = GAMES / "highjack.yaml"
+    variant = {"name": "4p", "players": 4, "options": {}}
+    expected = _play(spec, variant, "off", range(2), monkeypatch)
+    monkeypatch.setattr(codegen, "load_unit", refuse)
+    monkeypatch.setattr(codegen, "MODE", "strict")
+    game = interpreter.load_game(str(spec), players=4)
+    kinds = {unit.name[0] for unit in game.link.codegen.units}
+    assert kinds == (set() if not refused else {"d", "e", "b", "s", "c"} - {refused})
+    runs = []
+    for seed in range(2):
+        state = game.new_initial_state(seed)
+        actions = play_random(state, random.Random(seed), limit=3000)
+        runs.append((actions, state.to_json(), [state.observation(p) for p in range(game.num_players)]))
+    assert runs == expected
