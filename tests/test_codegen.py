@@ -271,3 +271,21 @@ def test_a_unit_python_cannot_compile_falls_back_to_the_closures(refused, monkey
         actions = play_random(state, random.Random(seed), limit=3000)
         runs.append((actions, state.to_json(), [state.observation(p) for p in range(game.num_players)]))
     assert runs == expected
+
+
+@pytest.mark.parametrize("args, status, message", [
+    (["--players", "99"], 2, "is played by 2 to 8 players, not 99"),
+    (["-O", "nope=1"], 2, "has no option 'nope'"),
+])
+def test_rulespec_compile_reports_a_bad_player_count_or_option(args, status, message):
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["compile", str(GAMES / "highjack.yaml"), *args], out=out, err=err) == status
+    assert message in err.getvalue() and out.getvalue() == ""
+
+
+def test_rulespec_compile_reports_an_invalid_spec(tmp_path):
+    spec = tmp_path / "bad.yaml"
+    spec.write_text("rulespec: 1\ngame: {name: Bad, players: 2}\nround:\n  turn: [x = ]\nmatch: {}\n")
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["compile", str(spec)], out=out, err=err) == 1
+    assert err.getvalue().startswith(f"{spec}:4:") and out.getvalue() == ""
