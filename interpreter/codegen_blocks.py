@@ -141,13 +141,18 @@ class _Statements:
         self._lines.append("    " * indent + text)
 
     def block(self, stmts: list[Any], indent: int, own_handler: bool) -> list[str]:
+        self.statements(stmts, indent, own_handler)
+        return self.lines_taken()
+
+    def statements(self, stmts: list[Any], indent: int, own_handler: bool) -> None:
+        """Statements in line, each followed by the end check; with ``own_handler``, each
+        records its position first (a Python error is reported there)."""
         for stmt in stmts:
             if own_handler:
                 self.put(indent, f"_n = {len(self.spans)!r}")
                 self.spans.append(stmt.span)
             self.stmt(stmt, indent, own_handler)
             self.check_end(indent)
-        return self.lines_taken()
 
     def check_end(self, indent: int, resume: int | None = None) -> None:
         """The round's end conditions, after a statement (when something they read changed)."""
@@ -221,13 +226,7 @@ class _Statements:
             return
         # as in the closure engine: a branch of one statement and no end check reports its
         # errors at the `if`; otherwise at its own statement
-        own = len(stmts) > 1 or self.check is not None
-        for stmt in stmts:
-            if own:
-                self.put(indent, f"_n = {len(self.spans)!r}")
-                self.spans.append(stmt.span)
-            self.stmt(stmt, indent, own)
-            self.check_end(indent)
+        self.statements(stmts, indent, len(stmts) > 1 or self.check is not None)
 
     def s_Assign(self, stmt: A.Assign, indent: int) -> bool:
         L = self.L

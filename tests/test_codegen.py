@@ -289,3 +289,62 @@ def test_rulespec_compile_reports_an_invalid_spec(tmp_path):
     out, err = io.StringIO(), io.StringIO()
     assert main(["compile", str(spec)], out=out, err=err) == 1
     assert err.getvalue().startswith(f"{spec}:4:") and out.getvalue() == ""
+
+
+_FAILING = """\
+rulespec: 1
+game: {name: Failing, players: 2, limits: {actions: 50}}
+variables:
+  n: {type: int, initial: 0}
+  leader: {type: player, initial: none}
+round:
+  first: player(0)
+  turn:
+    - choose:
+        - action: flat
+          label: flat
+          do:
+            - n += 1
+            - if: leader.score > 0
+              then: [n += 1]
+        - action: nested
+          label: nested
+          do:
+            - if: n >= 0
+              then:
+                - n += 1
+                - if: leader.score > 0
+                  then: [n += 2]
+        - action: single
+          label: single
+          do:
+            - if: n >= 0
+              then:
+                - if: leader.score > 0
+                  then: [n += 2]
+        - action: later
+          label: later
+          do: [n += 1]
+    - n += 1
+    - if: n > 1 and leader.score > 0
+      then: [end game]
+match: {}
+"""
+
+
+@pytest.mark.parametrize("action", ["flat", "nested", "single", "later"])
+def test_python_errors_in_generated_blocks_are_reported_where_the_closures_report_them(action, monkeypatch):
+    """A rule failing with a Python error (ordering a missing value) inside a generated block,
+    a nested branch, a one-statement branch or the resumable turn: the same message at the
+    same statement as with the closures alone."""
+    reports = []
+    for mode in ("off", "strict", "on"):
+        monkeypatch.setattr(codegen, "MODE", mode)
+        game = interpreter.game_from_text(_FAILING)
+        state = game.new_initial_state(0)
+        labels = {state.action_to_string(a): a for a in state.legal_actions()}
+        with pytest.raises(interpreter.RuleError) as caught:
+            state.apply_action(labels[action])
+        reports.append((str(caught.value), caught.value.span.line, caught.value.span.col))
+    assert reports[0] == reports[1] == reports[2]
+    assert "this rule failed" in reports[0][0]
