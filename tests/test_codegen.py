@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 import interpreter
 from interpreter import codegen
@@ -170,6 +169,9 @@ match: {}
 
 # ---------------------------------------------------------------------- injection
 
+# the texts of the corpus spec tests/hostile/specs/run_python_injection.yaml: in its names,
+# texts (inside expressions: as the language's strings), card names and attributes, seat
+# names and labels
 _INJECTIONS = [
     "__import__('os').system('touch PWNED')",
     "'); import os; os.system('touch PWNED'); ('",
@@ -179,45 +181,16 @@ _INJECTIONS = [
 ]
 
 
-def _hostile_spec() -> str:
-    """Injections everywhere a spec writes text: names and texts of the rules (inside
-    expressions: as the language's strings), card names and attributes, seat names, labels."""
-    quoted = [f'"{t}"' for t in _INJECTIONS if '"' not in t]  # strings of the rule language
-    spec = {
-        "rulespec": 1,
-        "game": {"name": _INJECTIONS[0], "players": 3, "seat_names": _INJECTIONS[:3]},
-        "cards": {"list": [{"name": _INJECTIONS[1], "kind": _INJECTIONS[2], "rank": 1, "count": 3},
-                           {"name": _INJECTIONS[3], "kind": _INJECTIONS[4], "rank": 2, "count": 3}]},
-        "zones": {"deck": {"visibility": "hidden"}, "hand": {"per": "player", "visibility": "owner"}},
-        "variables": {"__import__": {"type": "int", "initial": 0},
-                      "os_system": {"type": "str", "initial": quoted[1]}},
-        "define": {
-            "__class__(p)": f"count(c for c in hand(p) if c.kind == {quoted[2]} or c.name == {quoted[0]}) "
-                            "+ __import__",
-            "exec(p, q)": f"str(p) + {quoted[3]} + os_system if q > 0 else {quoted[0]}",
-        },
-        "round": {
-            "setup": ["shuffle deck", "deal 2 from deck to hand"],
-            "first": "player(0)",
-            "turn": [{"choose": {
-                "action": "__globals__",
-                "for": f"c in hand(current) if c.kind != {quoted[1]} or __class__(current) >= 0",
-                "label": "{c} {exec(current, __class__(current))} " + _INJECTIONS[0],
-                "do": ["move c to deck", "__import__ = __import__ + 1 + __class__(current) * 2",
-                       {"if": "__import__ > 3", "then": ["end game"]}],
-            }}],
-        },
-        "match": {},
-    }
-    return yaml.safe_dump(spec, sort_keys=False)
+INJECTION_SPEC = Path(__file__).parent / "hostile" / "specs" / "run_python_injection.yaml"
 
 
 def test_no_text_of_a_hostile_spec_reaches_the_generated_source(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    spec = tmp_path / "inject.yaml"
-    spec.write_text(_hostile_spec())
+    spec = tmp_path / "inject.yaml"  # a copy: the game's folder is where the test may write
+    spec.write_text(INJECTION_SPEC.read_text())
     monkeypatch.setattr(codegen, "MODE", "on")
     game = interpreter.load_game(str(spec))
+    assert game.link.seat_names == _INJECTIONS[:3]  # the corpus spec holds the texts above
     source = game.link.codegen.source()
     assert game.link.codegen.units and "def _g(" in source  # its defines were generated
     for unit in game.link.codegen.units:
