@@ -381,9 +381,9 @@ class _Writer:
         L = self.L
         if op in ("and", "or"):
             left, right = self.expr(node.left), self.expr(node.right)
-            if type_of(node.left, L) != T.BOOL:
+            if not _always_bool(node.left):
                 left = f"bool({left})"
-            if type_of(node.right, L) != T.BOOL:
+            if not _always_bool(node.right):
                 right = f"bool({right})"
             return f"({left} {op} {right})"
         if op in ("in", "notin"):
@@ -512,6 +512,16 @@ class _Writer:
         if func in ("max", "min") and len(args) == 2:
             return f"{func}({self.expr(args[0])}, {self.expr(args[1])})"
         return None
+
+
+def _always_bool(node: Any) -> bool:
+    """Is the value of ``node`` a bool whatever happens (a comparison, `not`, `and`/`or`)?
+    (A value only typed bool may still be none: a missing card's attribute.)"""
+    if isinstance(node, A.BinOp):
+        return node.op not in ("+", "-", "*", "/", "//", "%")
+    if isinstance(node, A.Unary):
+        return node.op == "not"
+    return isinstance(node, A.Const) and type(node.value) is bool
 
 
 def _sized(t: str) -> bool:

@@ -321,3 +321,46 @@ def test_python_errors_in_generated_blocks_are_reported_where_the_closures_repor
         reports.append((str(caught.value), caught.value.span.line, caught.value.span.col))
     assert reports[0] == reports[1] == reports[2]
     assert "this rule failed" in reports[0][0]
+
+
+_NONE_AS_BOOL = """\
+rulespec: 1
+game: {name: NoneBool, players: 2, limits: {actions: 20}}
+cards:
+  attributes:
+    hot: {type: bool}
+  list:
+    - {name: Ember, hot: true, copies: 2}
+zones:
+  deck: {visibility: public}
+variables:
+  picked: {type: card, initial: none}
+  n: {type: int, initial: 0}
+  flag: {type: bool, initial: true}
+round:
+  first: player(0)
+  turn:
+    - choose:
+        action: go
+        label: go
+        do:
+          - n += 1
+          - flag = picked.hot and n > 0
+          - emit seen(flag=flag, other=n > 0 or picked.hot)
+          - end game
+match: {}
+"""
+
+
+def test_and_or_give_a_bool_even_when_an_operand_is_a_missing_value(monkeypatch):
+    """`picked.hot and ...` with no card picked: the closures give false, never none (an
+    operand typed bool may still be none at run time)."""
+    results = []
+    for mode in ("off", "strict"):
+        monkeypatch.setattr(codegen, "MODE", mode)
+        game = interpreter.game_from_text(_NONE_AS_BOOL)
+        state = game.new_initial_state(0)
+        state.apply_action(state.legal_actions()[0])
+        results.append((state.to_json(), [e for e in state.events if e["type"] == "seen"]))
+    assert results[0] == results[1]
+    assert results[0][1][0]["flag"] is False
