@@ -593,8 +593,8 @@ def c_Unary(node: A.Unary, L: Any) -> Fn:
         if is_const(operand):
             return _const(not const_value(operand))
         return lambda s, e: not operand(s, e)
-    if is_const(operand):
-        return _const(-const_value(operand))
+    if is_const(operand) and type(const_value(operand)) in (int, float):
+        return _const(-const_value(operand))  # (`-none` fails when it runs, as a rule)
     return lambda s, e: -operand(s, e)
 
 
