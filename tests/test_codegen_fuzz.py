@@ -158,7 +158,8 @@ def block_spec(before: list[Any], body: list[Any], after: list[Any]) -> str:
                       "held": {"type": "card", "initial": "none"}, "picked": {"type": "card", "initial": "none"}},
         "round": {
             "first": "player(0)",
-            "turn": [*before, {"choose": {"action": "go", "for": "k in [1, 2]", "label": "go {k}", "do": body}}, *after],
+            "turn": [*before, {"choose": {"action": "go", "for": "k in [1, 2]", "label": "go {k}", "do": body}},
+                     *after],
             "end_when": "turn > 6 or n > 1000",
         },
         "match": {"end_when": ["round >= 2"]},
