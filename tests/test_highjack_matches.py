@@ -284,6 +284,12 @@ def test_forgetful_players_without_self_targets_play_full_random_matches():
     assert stats["matches"] == 20
 
 
+def test_self_targets_option_plays_full_random_matches():
+    # the literal reading of R4 ("any Toker", self included) is an option since issue 13
+    stats = play_matches(3, {"opponent_may_be_self": True}, range(20))
+    assert stats["matches"] == 20
+
+
 def test_chronic_matches_end_with_a_single_leader_at_the_target_or_at_the_guard():
     game = interpreter.load_game(PATH, players=3)
     for seed in range(30):
