@@ -24,7 +24,9 @@ from tests.test_highjack import (
     hit,
     labels,
     opened,
+    round_end,
     session_round,
+    with_totals,
 )
 
 # ---------------------------------------------------------------- point 1: "Opponent" (R4)
@@ -84,3 +86,47 @@ def test_point1_two_tokers_the_opponent_is_the_other_one():
     hit(state)
     act(state, "play Munchies")
     assert set(labels(state)) == {"Munchies: P1 takes 2 hits"}
+
+
+# ---------------------------------------------------------------- point 2: One Hitter Quitter at the guard (R11)
+
+
+def _end_round_with_scores_20_20_40(state) -> None:
+    """Seat 0 takes the last card (a Bong) and plays it; seat 1 has a Bong, seat 2 two Grinders and a
+    Lighter: 20, 20, 40. Nobody completes a Stash Box (no Session Pile card)."""
+    arrange(state, hands={0: [], 1: [], 2: []}, stash={1: ["Bong"], 2: ["Grinder", "Grinder", "Lighter"]},
+            pile=["Bong"])
+    hit(state)
+    act(state, "play Bong")
+
+
+def test_point2_one_hitter_quitter_ended_by_the_guard_is_a_draw_among_all():
+    # "One Hitter Quitter (Short Game) - Points are not counted. The first Toker to earn the
+    # bonus, wins the game." Nobody earned it: points may not decide, so nobody wins alone.
+    state = with_totals(opened(3, {"max_rounds": 1, "end_rule": "one_hitter_quitter"}), [0, 900, 0])
+    _end_round_with_scores_20_20_40(state)
+    end = round_end(state)
+    assert end["completed"] == [] and end["totals"] == [20, 920, 40]  # P1 leads by far, P2 scored most
+    assert state.is_terminal()
+    assert state.winners() == [0, 1, 2]
+    # the default returns: the winners share 1 equally
+    assert state.returns() == pytest.approx([1 / 3] * 3)
+    match_end = events(state, "match_end")[-1]
+    assert match_end["winners"] == [0, 1, 2]
+
+
+def test_point2_one_hitter_quitter_the_bonus_still_wins_in_the_last_round():
+    state = arrange(opened(3, {"max_rounds": 1, "end_rule": "one_hitter_quitter"}), hands={0: ["Bong"], 1: [], 2: []},
+                    stash={0: ["Rolling Papers", "Lighter", "Grinder"]}, session_pile={0: ["Session 1"]},
+                    pile=["Session 9", "Munchies"])
+    state = with_totals(state, [0, 900, 0])
+    hit(state)
+    act(state, "play Bong")
+    assert state.is_terminal() and state.winners() == [0] and state.returns() == [1.0, 0.0, 0.0]
+
+
+def test_point2_chronic_at_the_guard_still_goes_to_the_highest_total():
+    # unchanged: under Chronic Rules points are counted, so the guard keeps "highest score wins"
+    state = opened(3, {"max_rounds": 1})
+    _end_round_with_scores_20_20_40(state)
+    assert state.is_terminal() and state.winners() == [2]
