@@ -982,7 +982,9 @@ def test_r12_one_deck_for_2_to_4_two_decks_for_5_to_8(players):
 
 
 def test_r12_the_decks_option_overrides_the_player_count():
-    assert game(6, {"decks": 1}, explicit=False).cards.count == 60
+    # (6 Tokers with 1 deck was accepted until issue 13; too few decks are now refused, see
+    # tests/test_highjack_rulings.py: a deck seats at most 4 Tokers)
+    assert game(6, {"decks": 3}, explicit=False).cards.count == 180
     assert game(3, {"decks": 2}, explicit=False).cards.count == 120
 
 

@@ -11,8 +11,11 @@ Positions are arranged with the helpers of tests/test_highjack.py (see its docst
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
+import interpreter
 from rulespec import compile_file
 from rulespec.describe import describe
 from tests.test_highjack import (
@@ -130,3 +133,42 @@ def test_point2_chronic_at_the_guard_still_goes_to_the_highest_total():
     state = opened(3, {"max_rounds": 1})
     _end_round_with_scores_20_20_40(state)
     assert state.is_terminal() and state.winners() == [2]
+
+
+# ---------------------------------------------------------------- point 3: decks (R12)
+
+
+def _needed(players: int) -> int:
+    # "PLAYERS: 2-4 TOKERS (PER DECK)": one deck seats at most 4 Tokers, so ceil(players / 4)
+    return -(-players // 4)
+
+
+@pytest.mark.parametrize("players", range(2, 9))
+def test_point3_too_few_decks_for_the_tokers_are_refused(players):
+    needed = _needed(players)
+    for decks in range(needed, 5):
+        assert game(players, {"decks": decks}, explicit=False).cards.count == 60 * decks
+    for decks in range(1, needed):
+        with pytest.raises(interpreter.OptionError) as error:
+            game(players, {"decks": decks}, explicit=False)
+        message = str(error.value)
+        assert f"option 'decks': {decks} is below the minimum {needed} for {players} players" in message
+        assert "num_players" in message  # the bound's rule is shown
+
+
+def test_point3_the_cli_refuses_8_players_with_one_deck_and_says_why():
+    from interpreter.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    status = main(["play", PATH, "--players", "8", "--agents", "random", "--option", "decks=1", "--no-color"],
+                  out=out, err=err)
+    assert status != 0
+    assert "option 'decks': 1 is below the minimum 2 for 8 players" in err.getvalue()
+    assert "Round 1" not in out.getvalue()  # nothing was played
+
+
+def test_point3_describe_shows_the_bound():
+    text = describe(compile_file(PATH))
+    row = next(line for line in text.splitlines() if line.startswith("| `decks` |"))
+    allowed = row.split("|")[4]  # | option | type | default | allowed | meaning |
+    assert "number of players" in allowed and allowed.strip().endswith("to 4")
