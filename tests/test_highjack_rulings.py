@@ -22,8 +22,10 @@ from tests.test_highjack import (
     PATH,
     act,
     arrange,
+    ashtray,
     events,
     game,
+    hand,
     hit,
     labels,
     opened,
@@ -172,3 +174,78 @@ def test_point3_describe_shows_the_bound():
     row = next(line for line in text.splitlines() if line.startswith("| `decks` |"))
     allowed = row.split("|")[4]  # | option | type | default | allowed | meaning |
     assert "number of players" in allowed and allowed.strip().endswith("to 4")
+
+
+# ---------------------------------------------------------------- point 4: public movements get public events (R1)
+
+
+def _seen_by_all(state, event: dict) -> None:
+    for p in range(state.game.num_players):
+        assert event in state.observation(p)["events"], (p, event)
+
+
+def test_point4_roach_names_the_ashtray_card_it_takes_to_everybody():
+    state = arrange(opened(3), hands={0: ["Roach"], 1: [], 2: []}, pile=["Session 1", "Lighter"],
+                    ashtray_top=["Bong", "Highjack"])
+    hit(state)
+    act(state, "play Roach")
+    assert sorted(hand(state, 0)) == ["Highjack", "Lighter"]
+    event = {"type": "ashtray_card_taken", "player": 0, "card": "Highjack"}
+    assert events(state, "ashtray_card_taken") == [event]
+    _seen_by_all(state, event)
+
+
+def test_point4_roach_on_an_empty_ashtray_names_nothing():
+    from tests.test_highjack import set_zone
+
+    state = arrange(opened(2), hands={0: ["Roach"], 1: []}, pile=[])
+    set_zone(state, "pile", None, ashtray(state), source="ashtray", face=0)
+    hit(state)
+    act(state, "play Roach")
+    assert events(state, "ashtray_card_taken") == []
+
+
+def test_point4_a_stash_box_card_played_is_named_to_everybody():
+    state = arrange(opened(3), hands={0: ["Bong"], 1: [], 2: []}, pile=["Session 1", "Lighter"])
+    hit(state)
+    act(state, "play Bong")
+    event = {"type": "stash_played", "player": 0, "card": "Bong"}
+    assert events(state, "stash_played") == [event]
+    _seen_by_all(state, event)
+
+
+def test_point4_buzzkill_names_the_stash_box_card_it_discards_to_everybody():
+    state = arrange(opened(3), hands={0: ["Buzzkill"], 1: [], 2: []},
+                    stash={1: ["Lighter", "Grinder"]}, pile=["Session 1", "Lighter"])
+    hit(state)
+    act(state, "play Buzzkill")
+    act(state, "Buzzkill: P1's Stash Box")
+    act(state, "Buzzkill: Grinder from P1")
+    event = {"type": "stash_card_discarded", "player": 1, "card": "Grinder", "by": 0}
+    assert events(state, "stash_card_discarded") == [event]
+    _seen_by_all(state, event)
+
+
+def test_point4_a_stash_box_card_taken_by_a_win_action_is_named_to_everybody():
+    state = arrange(opened(3), hands={0: ["Session 10"], 1: ["Session 1"], 2: ["Session 2"]},
+                    stash={2: ["Bong", "Grinder"]}, pile=["Roach", "Lighter"])
+    hit(state)
+    session_round(state, "Session 10", {1: "Session 1", 2: "Session 2"})
+    act(state, "take a Stash Box card from P2")
+    act(state, "take Bong")
+    event = {"type": "stash_card_taken", "player": 0, "source": 2, "card": "Bong"}
+    assert events(state, "stash_card_taken") == [event]
+    _seen_by_all(state, event)
+
+
+def test_point4_a_card_discarded_by_a_win_action_is_named_to_everybody():
+    state = arrange(opened(3), hands={0: ["Session 9"], 1: ["Session 1", "Hotbox", "Bong"], 2: ["Session 2"]},
+                    pile=["Roach", "Lighter"])
+    hit(state)
+    session_round(state, "Session 9", {1: "Session 1", 2: "Session 2"})
+    act(state, "P1 discards")
+    act(state, "discard Bong")
+    assert ashtray(state)[-1] == "Bong"
+    event = {"type": "card_discarded", "player": 1, "card": "Bong"}
+    assert events(state, "card_discarded") == [event]
+    _seen_by_all(state, event)
