@@ -19,6 +19,7 @@ import interpreter
 from rulespec import compile_file
 from rulespec.describe import describe
 from tests.test_highjack import (
+    DOC,
     PATH,
     act,
     arrange,
@@ -249,3 +250,37 @@ def test_point4_a_card_discarded_by_a_win_action_is_named_to_everybody():
     event = {"type": "card_discarded", "player": 1, "card": "Bong"}
     assert events(state, "card_discarded") == [event]
     _seen_by_all(state, event)
+
+
+# ---------------------------------------------------------------- point 5: stated rulings (R5, R8, R9)
+
+
+def test_point5_a_session_nobody_else_can_join_is_won_by_its_caller_who_performs_the_win_action():
+    # P1 and P2 hold no Session card and the pile has none: both search in vain and sit out.
+    state = arrange(opened(3), hands={0: ["Session 10", "Lighter"], 1: ["Munchies"], 2: ["Hotbox"]},
+                    stash={2: ["Bong", "Grinder"]}, pile=["Rolling Papers", "Roach"])
+    hit(state)  # Roach
+    act(state, "play Session 10")
+    assert [e["player"] for e in events(state, "spark_it_up")] == [1, 2]
+    assert events(state, "reveal")[-1]["cards"] == [{"player": 0, "card": "Session 10"}]
+    assert events(state, "session_won") == [{"type": "session_won", "player": 0, "card": "Session 10"}]
+    # the caller performs the Win Action (a Stash Box card from an Opponent) ...
+    assert set(labels(state)) == {"take a Stash Box card from P1", "take a Stash Box card from P2"}
+    act(state, "take a Stash Box card from P2")
+    act(state, "take Bong")
+    assert events(state, "stash_card_taken") == [{"type": "stash_card_taken", "player": 0, "source": 2, "card": "Bong"}]
+    # ... and the lone card goes to their Session Pile. The pile ran out (P1's search took its
+    # last card), so the round ended with this turn; its scores show where the cards were (R10):
+    # P0: Bong 20 + Session 10 20 - Lighter 10 - Roach 5; P1: - Munchies - Rolling Papers, at
+    # least 0; P2: Grinder 15 - Hotbox 5
+    end = round_end(state)
+    assert end["round"] == 1 and end["scores"] == [25, 0, 10]
+
+
+def test_point5_the_rulings_state_the_lone_session_and_the_reading_of_r9():
+    doc = " ".join(DOC.read_text().split())
+    assert "nobody else" in doc.lower() and "Win Action" in doc
+    # R9 is flagged as an interpretation and gives the other reading
+    assert "at least 1 Session card" in doc
+    assert "interpretation" in doc.lower()
+    assert "a Session card in the Stash Box" in doc
