@@ -13,9 +13,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from rulespec import compile_file, compile_text
-from rulespec.check import option_value_error
+from rulespec.check import option_bound_error, option_value_error
 from rulespec.compiler import GameDef
 from rulespec.errors import did_you_mean
+from rulespec.static import StaticEvalError
 
 from . import flow
 from .budget import start_step
@@ -313,6 +314,22 @@ def resolve_options(gamedef: GameDef, given: dict[str, Any], num_players: int) -
         if opt.type == "int" and isinstance(value, float) and value.is_integer():
             value = int(value)
         values[opt.name] = value
+    # bounds written as expressions of num_players and other options, now that all are known
+    for name, opt in defs.items():
+        if opt.min_rule is None and opt.max_rule is None:
+            continue
+        try:
+            error = option_bound_error(opt, values[name], values, num_players)
+        except StaticEvalError as exc:
+            raise OptionError(f"option '{name}': {exc.message}") from None
+        if error:
+            if name in given and given[name] != "auto":
+                what = ""
+            elif opt in pending_auto:
+                what = "the auto value "
+            else:
+                what = "the default "
+            raise OptionError(f"option '{name}': {what}{error}")
     return values
 
 

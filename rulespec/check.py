@@ -22,7 +22,7 @@ from .source import Limits
 from .static import MAX_INT, StaticEvalError, evaluate_static
 from .zones import kind_of
 
-__all__ = ["CheckInfo", "check_model", "Scope", "CHOICE", "CHANCE", "option_value_error"]
+__all__ = ["CheckInfo", "check_model", "Scope", "CHOICE", "CHANCE", "option_value_error", "option_bound_error"]
 
 
 class Ref(NamedTuple):
@@ -965,6 +965,13 @@ def check_options(c: Checker) -> None:
     for opt in c.m.options:
         if opt.type == "enum" and not opt.values:
             c.error(opt.span, f"option '{opt.name}' is an enum without values")
+        for key, rule in (("min", opt.min_rule), ("max", opt.max_rule)):
+            if rule is None:
+                continue
+            if opt.type not in ("int", "number"):
+                c.error(rule[0].span, f"option '{opt.name}' is {opt.type}: only int and number options have a {key}")
+            else:
+                _check_option_expr(c, opt, rule[0], key, T.NUM, f"the {key} of option '{opt.name}'")
         default = opt.default
         if default == "auto":
             if opt.auto is None:
@@ -1014,6 +1021,24 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def option_bound_error(opt: Any, value: Any, options: Any, num_players: int) -> str | None:
+    """Why ``value`` is outside a bound of ``opt`` written as an expression (`min: (num_players + 3) // 4`),
+    with the other ``options`` resolved (None when it is inside). Raises ``StaticEvalError``
+    when a bound cannot be computed."""
+    for key, rule in (("min", opt.min_rule), ("max", opt.max_rule)):
+        if rule is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        expr, text = rule
+        bound = evaluate_static(expr, options, num_players)
+        if isinstance(bound, bool) or not isinstance(bound, (int, float)):
+            raise StaticEvalError(f"the {key} of option '{opt.name}' is {_shown(bound)}, not a number", expr.span)
+        if value < bound if key == "min" else value > bound:
+            side = "below the minimum" if key == "min" else "above the maximum"
+            shown = f"{bound:g}" if isinstance(bound, float) else _shown(bound)
+            return f"{value} is {side} {shown} for {num_players} players ({key}: {text})"
+    return None
+
+
 def option_value_error(opt: Any, value: Any) -> str | None:
     """Why ``value`` is not valid for option ``opt``, in one sentence (None when it is)."""
     problem = option_value_problem(opt, value)
@@ -1024,14 +1049,23 @@ def option_value_error(opt: Any, value: Any) -> str | None:
 
 
 def _check_auto(c: Checker, opt: Any) -> None:
-    scope = Scope({"num_players": T.INT})
-    for node in A.walk(opt.auto):
-        if isinstance(node, A.Name) and node.id not in ("num_players", "option"):
-            c.error(node.span, f"an option's `auto` value can only use num_players and other options, not '{node.id}'")
-            return
-    got = c.expr(opt.auto, scope)
     want = {"int": T.INT, "number": T.NUM, "bool": T.BOOL, "enum": T.STR}[opt.type]
-    c.expect(opt.auto, got, want, f"the auto value of option '{opt.name}'")
+    _check_option_expr(c, opt, opt.auto, "auto", want, f"the auto value of option '{opt.name}'")
+
+
+def _check_option_expr(c: Checker, opt: Any, expr: Any, key: str, want: Any, what: str) -> None:
+    """An option's `auto`, `min` or `max` expression: known before the game starts."""
+    what_key = "`auto` value" if key == "auto" else f"`{key}`"
+    hint = None
+    if key != "auto":
+        hint = "a bound is a number, or an expression such as `num_players // 2` or `option.NAME`"
+    for node in A.walk(expr):
+        if isinstance(node, A.Name) and node.id not in ("num_players", "option"):
+            c.error(node.span, f"an option's {what_key} can only use num_players and other options, not '{node.id}'",
+                    hint)
+            return
+    got = c.expr(expr, Scope({"num_players": T.INT}))
+    c.expect(expr, got, want, what)
 
 
 def check_cards(c: Checker) -> None:

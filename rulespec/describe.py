@@ -131,9 +131,9 @@ class Describer:
                 allowed = "true, false"
             elif o.values:
                 allowed = ", ".join(o.values)
-            elif o.min is not None or o.max is not None:
-                low = _value(o.min) if o.min is not None else ""
-                high = _value(o.max) if o.max is not None else ""
+            elif o.min is not None or o.max is not None or o.min_rule or o.max_rule:
+                low = _value(o.min) if o.min is not None else self.expr(o.min_rule[0]) if o.min_rule else ""
+                high = _value(o.max) if o.max is not None else self.expr(o.max_rule[0]) if o.max_rule else ""
                 allowed = f"{low} to {high}" if low and high else (f"at least {low}" if low else f"at most {high}")
             default = _value(o.default)
             if o.auto is not None:

@@ -35,6 +35,10 @@ class OptionDef:
     description: str
     span: SourceSpan
     default_span: SourceSpan
+    # a bound written as an expression of num_players and other options (`min: (num_players + 3) // 4`),
+    # with its text for messages; checked when a game is loaded (``min``/``max`` are then None)
+    min_rule: tuple[A.Expr, str] | None = None
+    max_rule: tuple[A.Expr, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -352,11 +356,23 @@ class _Builder:
             auto = None
             if "auto" in body:
                 auto = self.expr(body, "auto")
+            bounds: dict[str, Any] = {}
+            rules: dict[str, tuple[A.Expr, str] | None] = {}
+            for key in ("min", "max"):
+                value = body.get(key)
+                rules[key] = None
+                if isinstance(value, str):  # an expression: its value is known when a game is loaded
+                    expr = self.expr(body, key)
+                    value = None
+                    if expr is not None:
+                        rules[key] = (expr, " ".join(str(body[key]).split()))
+                bounds[key] = value
             out.append(OptionDef(
                 name=str(name), type=str(body["type"]), default=body.get("default"), auto=auto,
-                min=body.get("min"), max=body.get("max"), values=tuple(str(v) for v in body.get("values") or ()),
+                min=bounds["min"], max=bounds["max"], values=tuple(str(v) for v in body.get("values") or ()),
                 description=str(body.get("description", "")), span=key_span(section, name) or _NOWHERE,
                 default_span=value_span(body, "default") or key_span(section, name) or _NOWHERE,
+                min_rule=rules["min"], max_rule=rules["max"],
             ))
         return tuple(out)
 

@@ -275,12 +275,20 @@ def test_one_hitter_quitter_plays_full_random_matches():
             assert s.winners() == last["completed"]
             bonus_wins += 1
         else:
+            # the guard ended it: no points are counted, so it is a draw among all (R11)
             assert s.round == game.options["max_rounds"]
+            assert s.winners() == [0, 1, 2, 3]
     assert bonus_wins >= 10
 
 
 def test_forgetful_players_without_self_targets_play_full_random_matches():
     stats = play_matches(3, {"missed_call_chance": 0.2, "opponent_may_be_self": False}, range(20))
+    assert stats["matches"] == 20
+
+
+def test_self_targets_option_plays_full_random_matches():
+    # the literal reading of R4 ("any Toker", self included) is an option since issue 13
+    stats = play_matches(3, {"opponent_may_be_self": True}, range(20))
     assert stats["matches"] == 20
 
 

@@ -131,8 +131,11 @@ CASES: dict[str, tuple[type[SpecError], list[D]]] = {
     "unknown_key_in_statement.yaml": (SchemaError, [
         D("unknown_key_in_statement.yaml", 31, 9, "unknown key 'els' in 'actions.play.do[1]'", "did you mean 'else'?"),
     ]),
-    "wrong_type_option_max.yaml": (SchemaError, [
-        D("wrong_type_option_max.yaml", 6, 48, "'options.rounds.max' must be a number, not text 'nine'"),
+    # a bound may be an expression of num_players and options (issue 13), so text is no schema
+    # error any more: `nine` is an unknown name in it
+    "wrong_type_option_max.yaml": (SemanticError, [
+        D("wrong_type_option_max.yaml", 6, 48, "an option's `max` can only use num_players and other options, "
+          "not 'nine'", "a bound is a number, or an expression such as `num_players // 2` or `option.NAME`"),
     ]),
     "wrong_type_players.yaml": (SchemaError, [
         D("wrong_type_players.yaml", 4, 12, "'game.players' has the wrong form (text 'two')",
