@@ -92,13 +92,18 @@ match: {{}}
 """
 
 
-def outcome(text: str, mode: str) -> Any:
+def linked(text: str, mode: str) -> interpreter.Game:
+    """The game of ``text`` linked with generated code in ``mode`` (on, off, strict)."""
     before = codegen.MODE
     codegen.MODE = mode
     try:
-        game = interpreter.game_from_text(text)
+        return interpreter.game_from_text(text)
     finally:
         codegen.MODE = before
+
+
+def outcome(text: str, mode: str) -> Any:
+    game = linked(text, mode)
     try:
         state = game.new_initial_state(0)
         legal = state.legal_actions()
@@ -168,12 +173,7 @@ def block_spec(before: list[Any], body: list[Any], after: list[Any]) -> str:
 
 
 def played(text: str, mode: str) -> Any:
-    before = codegen.MODE
-    codegen.MODE = mode
-    try:
-        game = interpreter.game_from_text(text)
-    finally:
-        codegen.MODE = before
+    game = linked(text, mode)
     out: list[Any] = []
     try:
         state = game.new_initial_state(1)
