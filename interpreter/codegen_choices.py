@@ -42,8 +42,10 @@ def generate_collector(gen: Codegen, alt: Any, loops: list[tuple[str, Any]], fil
     filter0 = _condition(w, filters.get(0, []))
     if not rest:
         encoded = f"{alt.offset!r} + {_encode(w, x, table0, stride0)}"
-        if filter0 is None:
+        if filter0 is None and ":=" not in source0:  # (no assignment expression in a comprehension's iterable)
             lines.append(f"    _ids.update([{encoded} for {x} in {source0}])")
+        elif filter0 is None:
+            lines += [f"    for {x} in {source0}:", f"        _add({encoded})"]
         else:
             lines += [f"    for {x} in list({source0}):", f"        if {filter0}:", f"            _add({encoded})"]
         return gen.load(f"c{len(gen.units)}", lines, w.names, "_c")

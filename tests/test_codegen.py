@@ -364,3 +364,44 @@ def test_and_or_give_a_bool_even_when_an_operand_is_a_missing_value(monkeypatch)
         results.append((state.to_json(), [e for e in state.events if e["type"] == "seen"]))
     assert results[0] == results[1]
     assert results[0][1][0]["flag"] is False
+
+
+_ITERABLE_WITH_TEMPORARIES = """\
+rulespec: 1
+game: {name: Near, players: 2, limits: {actions: 20}}
+board: {rows: 2, cols: 2}
+pieces:
+  stone: {per_player: 2}
+define:
+  near: "any(n != none for n in [cell(0, 1), cell(5, 5)])"
+  free: "count(c for c in [cell(0, 0), cell(1, 1)] if piece_at(c) == none)"
+round:
+  first: player(0)
+  turn:
+    - choose:
+        action: put
+        for: c in [cell(0, 0), cell(1, 0)]
+        if: near and free > 0
+        label: put {c}
+        do: [place stone of current at c, end game]
+match: {}
+"""
+
+
+def test_an_iterable_that_needs_temporaries_is_generated(monkeypatch):
+    """`[cell(r, c)]` as a comprehension's or a choice's list: the generated code names
+    temporaries (assignment expressions), which Python refuses in a comprehension's iterable;
+    the generator evaluates such a list before the loop instead of giving up on the unit."""
+    results = []
+    for mode in ("off", "strict"):
+        monkeypatch.setattr(codegen, "MODE", mode)
+        game = interpreter.game_from_text(_ITERABLE_WITH_TEMPORARIES)
+        if mode == "strict":
+            names = {unit.name[0] for unit in game.link.codegen.units}
+            assert {"d", "c"} <= names  # both defines and the choice's options were generated
+            assert len([u for u in game.link.codegen.units if u.name.startswith("d")]) == 2
+        state = game.new_initial_state(0)
+        legal = state.legal_actions()
+        state.apply_action(legal[0])
+        results.append((legal, state.to_json()))
+    assert results[0] == results[1] and len(results[0][0]) == 2
