@@ -191,8 +191,10 @@ def test_r2_play_passes_to_the_left():
     assert order == [2, 3, 0, 1, 2, 3]
 
 
+# the option first_player rotate: later rounds start with the next player to the left (R2; by
+# default every round draws again, see tests/test_highhand_rulings.py)
 def test_r2_later_rounds_start_with_the_next_player_to_the_left_4p():
-    state = starting(4, 1, rounds=3)
+    state = starting(4, 1, rounds=3, first_player="rotate")
     for r, first in ((1, 1), (2, 2), (3, 3)):
         assert state.current_player() == first
         assert events(state, "round_start")[-1]["round"] == r
@@ -208,7 +210,7 @@ def test_r2_later_rounds_start_with_the_next_player_to_the_left_4p():
 
 
 def test_r2_later_rounds_start_with_the_other_player_2p():
-    state = starting(2, 1, stall_turns=1, rounds=2)
+    state = starting(2, 1, stall_turns=1, rounds=2, first_player="rotate")
     arrange(state, {"c3": "Red 7"})
     act(state, "block: move P1 pawn 1 to a4")
     act(state, "take: move P1 pawn 2 to f4")  # no card: the stall guard of 1 turn ends the round
@@ -363,7 +365,7 @@ def test_r6_the_declarer_and_partner_form_one_team_and_the_other_two_the_other()
 
 
 def test_r6_teams_last_one_round():
-    state = starting(4, 0, rounds=2)
+    state = starting(4, 0, rounds=2, first_player="rotate")  # so that P1 starts round 2
     act(state, "declare P1 as partner")
     act(state, "move pawn to c6")
     act(state, "concede")
@@ -950,7 +952,7 @@ def test_rulings_document_lists_every_ruling_and_every_option():
     doc = (GAMES.parent / "docs" / "rulings-highhand.md").read_text(encoding="utf-8")
     for n in range(1, 15):
         assert f"### R{n}." in doc, f"R{n} missing"
-    assert set(load(4).options) == {"rounds", "partnerships", "no_declaration_points", "stall_turns"}
+    assert set(load(4).options) == {"rounds", "partnerships", "no_declaration_points", "stall_turns", "first_player"}
     for option in load(4).options:
         assert f"`{option}`" in doc, option
     stall = doc[doc.index("### R8."):doc.index("### R9.")]
