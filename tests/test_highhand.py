@@ -840,8 +840,10 @@ def test_r12_a_pawn_that_cannot_move_leaves_one_move_as_blocker_or_taker():
     assert as_blocker.current_player() == 1
 
 
-def test_r12_a_blocker_that_shuts_in_the_taker_ends_the_turn():
-    state = starting(2, 1)
+def test_r12_option_a_blocker_that_shuts_in_the_taker_ends_the_turn():
+    # the option blocker_may_shut_in_taker (the reading before issue 13); by default such a blocker
+    # move is not offered (tests/test_highhand_rulings.py)
+    state = starting(2, 1, blocker_may_shut_in_taker=True)
     p0a, p0b = pawns(state, 0)
     _, p1b = pawns(state, 1)
     arrange(state, {"a2": "Red 9", "c3": "Purple 1"}, at={p0a: "a1", p0b: "a4", p1b: "b4"})
@@ -952,7 +954,8 @@ def test_rulings_document_lists_every_ruling_and_every_option():
     doc = (GAMES.parent / "docs" / "rulings-highhand.md").read_text(encoding="utf-8")
     for n in range(1, 15):
         assert f"### R{n}." in doc, f"R{n} missing"
-    assert set(load(4).options) == {"rounds", "partnerships", "no_declaration_points", "stall_turns", "first_player"}
+    assert set(load(4).options) == {"rounds", "partnerships", "no_declaration_points", "stall_turns", "first_player",
+                                    "blocker_may_shut_in_taker"}
     for option in load(4).options:
         assert f"`{option}`" in doc, option
     stall = doc[doc.index("### R8."):doc.index("### R9.")]

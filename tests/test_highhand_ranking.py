@@ -213,6 +213,7 @@ def run_match(game: interpreter.Game, seed: int, concede: float) -> interpreter.
     (4, {"rounds": 1}, range(100, 200), 0.01),
     (4, {"rounds": 1, "partnerships": False}, range(200, 260), 0.0),
     (2, {"rounds": 1}, range(200), 0.0),
+    (2, {"rounds": 1, "blocker_may_shut_in_taker": True}, range(420, 480), 0.0),
 ])
 def test_random_matches_end_with_every_invariant(players, options, seeds, concede):
     game = interpreter.load_game(SPEC, players=players, options=options)

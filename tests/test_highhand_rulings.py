@@ -22,8 +22,13 @@ import interpreter
 from tests.conftest import GAMES
 from tests.support import act, labels
 from tests.test_highhand import (
+    arrange,
     events,
+    hand,
     load,
+    moves,
+    pawns,
+    square,
     starting,
 )
 
@@ -56,6 +61,76 @@ def round_events(state: interpreter.State) -> list[list[dict[str, Any]]]:
         if rounds:
             rounds[-1].append(e)
     return rounds
+
+
+# ---------------------------------------------------------------- point 8: 2 players, the blocker keeps the taker free
+
+
+def shut_in_position(**options: Any) -> interpreter.State:
+    """P0's pawn 1 on a1 (b1 held by P1), pawn 2 on a4: both can move; a blocker on a2 would shut in a1."""
+    state = starting(2, 1, **options)
+    p0a, p0b = pawns(state, 0)
+    _, p1b = pawns(state, 1)
+    arrange(state, {"a2": "Red 9", "c3": "Purple 1"}, at={p0a: "a1", p0b: "a4", p1b: "b4"})
+    act(state, "block: move P1 pawn 1 to a5")
+    act(state, "take: move P1 pawn 2 to b1")
+    assert state.current_player() == 0
+    return state
+
+
+def test_p8_no_blocker_move_shuts_in_the_own_taker():
+    # "do the following in exact order: A. Move a pawn as a blocker ... B. Move a pawn as a taker";
+    # the only excuse is a pawn "blocked by your opponent". P0 pawn 2 to a2 would leave pawn 1 no move.
+    state = shut_in_position()
+    blocks = moves(state)
+    assert blocks and all(lab.startswith("block: ") for lab in blocks)
+    assert "block: move P0 pawn 2 to a2" not in blocks
+    assert "block: move P0 pawn 2 to a3" in blocks and "block: move P0 pawn 1 to a2" in blocks
+    for label in blocks:  # every blocker move offered is followed by the same player's taker move
+        after = state.clone()
+        act(after, label)
+        assert after.current_player() == 0 and all(lab.startswith("take: ") for lab in labels(after)), label
+
+
+def test_p8_option_blocker_may_shut_in_taker():
+    state = shut_in_position(blocker_may_shut_in_taker=True)
+    act(state, "block: move P0 pawn 2 to a2")
+    assert state.current_player() == 1 and hand(state, 0) == [] and square(state, "a2") == ["Red 9"]
+    assert load(2).options["blocker_may_shut_in_taker"] is False
+
+
+def test_p8_some_blocker_move_always_keeps_the_taker_free():
+    """R12 says that when both pawns can move, some blocker move leaves the taker a move, so the
+    default never leaves a player without a legal turn: checked here for every placement of two own
+    and two opposing pawns on the 6x6 board (rook moves, never through or onto a pawn)."""
+    from itertools import combinations
+
+    cells = [(r, c) for r in range(6) for c in range(6)]
+
+    def free_neighbour(p: tuple[int, int], occupied: set[tuple[int, int]]) -> bool:
+        r, c = p
+        return any(0 <= r + dr < 6 and 0 <= c + dc < 6 and (r + dr, c + dc) not in occupied
+                   for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)))
+
+    def slides(p: tuple[int, int], occupied: set[tuple[int, int]]) -> list[tuple[int, int]]:
+        out = []
+        for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            r, c = p[0] + dr, p[1] + dc
+            while 0 <= r < 6 and 0 <= c < 6 and (r, c) not in occupied:
+                out.append((r, c))
+                r, c = r + dr, c + dc
+        return out
+
+    stuck = []
+    for own in combinations(cells, 2):
+        for opponent in combinations([x for x in cells if x not in own], 2):
+            occupied = set(own) | set(opponent)
+            if not all(free_neighbour(p, occupied) for p in own):
+                continue
+            if not any(free_neighbour(taker, (occupied - {blocker}) | {dest})
+                       for blocker, taker in (own, own[::-1]) for dest in slides(blocker, occupied)):
+                stuck.append((own, opponent))
+    assert stuck == []
 
 
 # ---------------------------------------------------------------- point 9: the first player is drawn every round
