@@ -200,6 +200,8 @@ def run_match(game: interpreter.Game, seed: int, concede: float) -> interpreter.
     for end in ends:
         held = sorted(n for h in end["hands"] for n in h["cards"])
         assert len(held) == len(set(held)) <= 36
+        for h in end["hands"]:  # R9: an empty hand is named as such, any other by the ranking
+            assert h["category"] == (spec_rank(h["cards"])[2] if h["cards"] else "no cards")
         high, scores = expected_scores(end, players, game.options["no_declaration_points"])
         assert end["high_hand"] == high and end["scores"] == scores, end
     final = state.events[-1]
@@ -222,7 +224,9 @@ def test_random_matches_end_with_every_invariant(players, options, seeds, conced
         state = run_match(game, seed, concede)
         end = [e for e in state.events if e["type"] == "round_end"][-1]
         cleared = all(not state.zones[game.link.zone_base["square"] + c] for c in range(36))
-        ends["conceded" if end.get("conceded") else "cleared" if cleared else "stalled"] += 1
+        how = "conceded" if end.get("conceded") else "cleared" if cleared else "stalled"
+        ends[how] += 1
+        assert end["ended_by"] == {"conceded": "concession", "cleared": "board empty", "stalled": "stall guard"}[how]
     if concede < 1:
         assert ends["cleared"] > 0  # some rounds ran to an empty board
     if concede:

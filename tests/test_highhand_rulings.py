@@ -22,12 +22,18 @@ import interpreter
 from tests.conftest import GAMES
 from tests.support import act, labels
 from tests.test_highhand import (
+    FULL,
+    PAIR,
+    QUAD,
+    TRIP,
     arrange,
     events,
     hand,
     load,
     moves,
     pawns,
+    play_4p_round,
+    round_end,
     square,
     starting,
 )
@@ -168,3 +174,37 @@ def test_p9_option_first_player_rotate():
     assert [sum(e["type"] == "first_player_draw" for e in evs) > 0 for evs in round_events(state)] == [
         True, False, False]
     assert load(4).options["first_player"] == "draw"
+
+
+# ---------------------------------------------------------------- point 10: how the round ended; empty hands
+
+
+def test_p10_round_end_says_what_ended_the_round():
+    state = play_4p_round({0: PAIR, 1: TRIP, 2: QUAD, 3: FULL}, sink=1, starter=0, partnerships=False)
+    assert round_end(state)["ended_by"] == "board empty"
+    state = play_4p_round({0: TRIP, 1: QUAD, 2: FULL, 3: PAIR}, declare=(0, 2), concede_by=1)
+    assert round_end(state)["ended_by"] == "concession"
+    state = starting(4, 3, partnerships=False, stall_turns=1, rounds=1)
+    arrange(state, {"c4": "Red 5"}, {0: PAIR})
+    act(state, "move pawn to a3")
+    end = round_end(state)
+    assert end["ended_by"] == "stall guard" and square(state, "c4") == ["Red 5"]
+
+
+def test_p10_an_empty_hand_is_named_no_cards_in_events_and_views():
+    state = starting(4, 3, partnerships=False, stall_turns=1, rounds=1)
+    arrange(state, {"c4": "Red 5"}, {0: PAIR, 1: ["Green 13"]})
+    act(state, "move pawn to a3")
+    categories = [h["category"] for h in round_end(state)["hands"]]
+    assert categories == ["one pair", "high card", "no cards", "no cards"]
+    assert [h["best"] for h in round_end(state)["hands"]][2:] == [[], []]
+    for viewer in range(4):
+        seen = [e for e in state.observation(viewer)["events"] if e["type"] == "round_end"][-1]
+        assert [h["category"] for h in seen["hands"]] == categories
+
+
+def test_p10_rulings_state_the_measured_stall_rate():
+    text = ruling(8)
+    assert "does not come into play in normal games" not in text
+    assert "python -m interpreter simulate games/highhand.yaml" in text and "%" in text
+    assert "`ended_by`" in text
