@@ -23,8 +23,13 @@ from tests.conftest import GAMES
 from tests.support import act, labels
 from tests.test_highhand import (
     FULL,
+    LAST,
+    LOW_A,
+    LOW_B,
     PAIR,
     QUAD,
+    TIE_A,
+    TIE_B,
     TRIP,
     arrange,
     events,
@@ -32,6 +37,7 @@ from tests.test_highhand import (
     load,
     moves,
     pawns,
+    play_2p_round,
     play_4p_round,
     round_end,
     square,
@@ -67,6 +73,102 @@ def round_events(state: interpreter.State) -> list[list[dict[str, Any]]]:
         if rounds:
             rounds[-1].append(e)
     return rounds
+
+
+# ---------------------------------------------------------------- point 6: a concession pays the winning team
+
+
+def test_p6_undeclared_team_concedes_partner_100_declarer_50_whatever_their_hands():
+    # P0 declares P2; P1 (undeclared, with P3) concedes. The declarer's FULL beats the partner's TRIP:
+    # the old reading compared them and paid nobody. Rule 8: "the other team automatically wins the
+    # round"; 10A: the partner "receives 100 points and the Declaring Player receives 50 points".
+    state = play_4p_round({0: FULL, 1: PAIR, 2: TRIP, 3: QUAD}, declare=(0, 2), concede_by=1)
+    end = round_end(state)
+    assert sorted(end["conceded"]) == [1, 3]
+    assert end["scores"] == [50, 0, 100, 0]
+    assert end["high_hand"] == [2]  # the table treats the partner as the high hand
+
+
+def test_p6_declared_team_concedes_the_better_undeclared_hand_50_its_partner_25():
+    # P0 declares P1; P1 concedes. The undeclared P2 (PAIR) and P3 (TRIP) win: 10B, the better
+    # hand (P3) 50 and P2 25; the conceding partner's QUAD counts for nothing.
+    state = play_4p_round({0: FULL, 1: QUAD, 2: PAIR, 3: TRIP}, declare=(0, 1), concede_by=1)
+    end = round_end(state)
+    assert end["high_hand"] == [3] and end["scores"] == [0, 0, 25, 50]
+
+
+def test_p6_a_concession_pays_the_winners_even_with_no_cards():
+    # the undeclared P2 and P3 hold no cards when the declared team concedes: they still win the round
+    # (50 + 25 once, R10/R11: the draw decides who takes the 50), not 50 each
+    state = play_4p_round({0: FULL, 1: QUAD}, declare=(0, 1), concede_by=1)
+    end = round_end(state)
+    winner = draw_winner(state, "tie_draw")
+    assert sorted(events(state, "tie_draw")[0]["players"]) == [2, 3]
+    assert end["scores"][winner] == 50 and end["scores"][5 - winner] == 25
+    assert end["scores"][0] == end["scores"][1] == 0
+
+
+def test_p6_option_concession_hands_compares_the_winners_hands():
+    state = play_4p_round({0: FULL, 1: PAIR, 2: TRIP, 3: QUAD}, declare=(0, 2), concede_by=1, concession="hands")
+    end = round_end(state)
+    assert end["high_hand"] == [0] and end["scores"] == [0, 0, 0, 0]  # the declarer's hand is the better
+    assert load(4).options["concession"] == "team"
+
+
+# ---------------------------------------------------------------- point 7: a tie within a team scores once
+
+
+def test_p7_undeclared_teammates_tied_take_50_and_25_once():
+    # P0 declares P1; the undeclared P2 and P3 tie (9 9 5 5 7, no unused cards). 10B gives the team
+    # 50 + 25: a draw decides which of them is "the player with the high hand" (50), the other is
+    # "his or her partner" (25). The old reading paid 50 each (the team took 100).
+    state = play_4p_round({0: LOW_A, 1: LOW_B, 2: TIE_A, 3: TIE_B}, declare=(0, 1), sink=0)
+    end = round_end(state)
+    assert end["high_hand"] == [2, 3]
+    winner = draw_winner(state, "tie_draw")
+    assert winner in (2, 3)
+    assert end["scores"][winner] == 50 and end["scores"][5 - winner] == 25 and sum(end["scores"]) == 75
+
+
+def test_p7_the_tie_draw_happens_only_for_a_tie_within_a_team():
+    state = play_4p_round({0: LOW_A, 1: TIE_B, 2: TIE_A, 3: LOW_B}, declare=(0, 2), sink=0)
+    assert not events(state, "tie_draw")
+    # partner and an undeclared player tie: each team has the high hand and scores its result once
+    assert round_end(state)["scores"] == [50, 50, 100, 25]
+
+
+def test_p7_declarer_tied_with_the_partner_nobody_scores():
+    # "If the Declaring Player has the highest-ranking hand, then no points are scored in the round."
+    state = play_4p_round({0: TIE_A, 1: LOW_A, 2: TIE_B, 3: LOW_B}, declare=(0, 2), sink=1)
+    end = round_end(state)
+    assert end["high_hand"] == [0, 2] and end["scores"] == [0, 0, 0, 0]
+
+
+def test_p7_declarer_tied_with_an_undeclared_player_nobody_scores():
+    # 10A: "None of the players receive any points" when the Declaring Player has the high hand
+    state = play_4p_round({0: TIE_A, 1: TIE_B, 2: LOW_A, 3: LOW_B}, declare=(0, 2), sink=2)
+    end = round_end(state)
+    assert end["high_hand"] == [0, 1] and end["scores"] == [0, 0, 0, 0]
+
+
+@pytest.mark.parametrize("hands,declare,sink,scores", [
+    ({0: LOW_A, 1: LOW_B, 2: TIE_A, 3: TIE_B}, (0, 1), 0, [0, 0, 50, 50]),
+    ({0: TIE_A, 1: LOW_A, 2: TIE_B, 3: LOW_B}, (0, 2), 1, [50, 0, 100, 0]),
+    ({0: TIE_A, 1: TIE_B, 2: LOW_A, 3: LOW_B}, (0, 2), 2, [0, 50, 0, 25]),
+])
+def test_p7_option_tie_scoring_each_keeps_the_old_reading(hands, declare, sink, scores):
+    state = play_4p_round(hands, declare=declare, sink=sink, tie_scoring="each")
+    assert round_end(state)["scores"] == scores
+    assert load(4).options["tie_scoring"] == "team"
+
+
+def test_p7_declared_team_concedes_tied_undeclared_take_50_and_25_once():
+    # the undeclared P2 and P3 tie (9 9 5 5 7) and win by the declared team's concession: 10B once
+    state = play_4p_round({0: QUAD, 1: FULL, 2: TIE_A, 3: TIE_B}, declare=(0, 1), concede_by=1)
+    end = round_end(state)
+    winner = draw_winner(state, "tie_draw")
+    assert end["high_hand"] == [2, 3]  # both hold the better hand of the winning team (R10)
+    assert end["scores"][winner] == 50 and end["scores"][5 - winner] == 25 and sum(end["scores"]) == 75
 
 
 # ---------------------------------------------------------------- point 8: 2 players, the blocker keeps the taker free
@@ -208,3 +310,54 @@ def test_p10_rulings_state_the_measured_stall_rate():
     assert "does not come into play in normal games" not in text
     assert "python -m interpreter simulate games/highhand.yaml" in text and "%" in text
     assert "`ended_by`" in text
+
+
+# ---------------------------------------------------------------- point 11: conceding with 2 players; zero-card hands
+
+
+@pytest.mark.parametrize("players,options", [(4, {"partnerships": False}), (2, {})])
+def test_p11_when_nobody_holds_a_card_nobody_scores(players, options):
+    # "Each player must put together five of his or her cards to form the best hand possible": a player
+    # with no cards has no hand to announce; when nobody has one, there is no high hand (old: all tied,
+    # everybody scored as the high hand).
+    state = starting(players, 0, stall_turns=1, rounds=1, **options)
+    arrange(state, {"c4": "Red 5"})
+    act(state, sorted(lab for lab in labels(state) if "(take" not in lab)[0])
+    if players == 2:
+        act(state, sorted(lab for lab in labels(state) if "(take" not in lab)[0])
+    end = round_end(state)
+    assert end["ended_by"] == "stall guard"
+    assert end["high_hand"] == [] and end["scores"] == [0] * players
+
+
+def test_p11_a_player_with_no_cards_loses_to_any_card():
+    state = starting(2, 0, stall_turns=1, rounds=1)
+    arrange(state, {"c4": "Red 5"}, {1: ["Green 1"]})
+    act(state, "block: move P0 pawn 1 to a3")
+    act(state, "take: move P0 pawn 2 to d1")
+    end = round_end(state)
+    assert end["high_hand"] == [1] and end["scores"] == [0, 100]
+
+
+def test_p11_two_players_do_not_concede_by_default():
+    state = starting(2, 0)
+    for _ in range(4):
+        assert not [lab for lab in labels(state) if lab.startswith("concede")]
+        act(state, sorted(labels(state))[0])
+    assert load(2).options["two_player_concede"] is False
+
+
+def test_p11_option_two_player_concede_the_other_player_wins_100():
+    state = play_2p_round({0: QUAD, 1: PAIR}, {"c4": LAST}, [], two_player_concede=True)
+    assert "concede the round for P0" in moves(state)
+    act(state, "concede the round for P0")
+    end = round_end(state)
+    # "the other team automatically wins the round"; 2p rule 6: "the winner of the round receives 100"
+    assert end["ended_by"] == "concession" and end["conceded"] == [0]
+    assert end["high_hand"] == [1] and end["scores"] == [0, 100]
+
+
+def test_p11_rulings_address_two_player_conceding_and_empty_hands():
+    assert "`two_player_concede`" in ruling(12) and "one team concedes" in ruling(12)
+    assert "no cards" in ruling(9) and "nobody scores" in ruling(9)
+
