@@ -191,8 +191,10 @@ def test_r2_play_passes_to_the_left():
     assert order == [2, 3, 0, 1, 2, 3]
 
 
+# the option first_player rotate: later rounds start with the next player to the left (R2; by
+# default every round draws again, see tests/test_highhand_rulings.py)
 def test_r2_later_rounds_start_with_the_next_player_to_the_left_4p():
-    state = starting(4, 1, rounds=3)
+    state = starting(4, 1, rounds=3, first_player="rotate")
     for r, first in ((1, 1), (2, 2), (3, 3)):
         assert state.current_player() == first
         assert events(state, "round_start")[-1]["round"] == r
@@ -208,7 +210,7 @@ def test_r2_later_rounds_start_with_the_next_player_to_the_left_4p():
 
 
 def test_r2_later_rounds_start_with_the_other_player_2p():
-    state = starting(2, 1, stall_turns=1, rounds=2)
+    state = starting(2, 1, stall_turns=1, rounds=2, first_player="rotate")
     arrange(state, {"c3": "Red 7"})
     act(state, "block: move P1 pawn 1 to a4")
     act(state, "take: move P1 pawn 2 to f4")  # no card: the stall guard of 1 turn ends the round
@@ -363,7 +365,7 @@ def test_r6_the_declarer_and_partner_form_one_team_and_the_other_two_the_other()
 
 
 def test_r6_teams_last_one_round():
-    state = starting(4, 0, rounds=2)
+    state = starting(4, 0, rounds=2, first_player="rotate")  # so that P1 starts round 2
     act(state, "declare P1 as partner")
     act(state, "move pawn to c6")
     act(state, "concede")
@@ -462,8 +464,10 @@ def test_r7_a_concession_ends_the_round_at_once_and_the_other_team_wins():
     assert events(state, "round_start")[-1]["round"] == 2 and cards_on_board(state) == 36
 
 
-def test_r7_the_declarer_holding_the_better_hand_of_the_winning_team_wins_nothing():
-    state = play_4p_round({0: FULL, 1: PAIR, 2: TRIP, 3: QUAD}, declare=(0, 2), concede_by=1)
+def test_r7_option_concession_hands_the_declarer_holding_the_better_hand_of_the_winning_team_wins_nothing():
+    # the option concession hands (the reading before issue 13); by default the declared team scores
+    # 100 and 50 (tests/test_highhand_rulings.py)
+    state = play_4p_round({0: FULL, 1: PAIR, 2: TRIP, 3: QUAD}, declare=(0, 2), concede_by=1, concession="hands")
     end = round_end(state)
     assert end["high_hand"] == [0] and end["scores"] == [0, 0, 0, 0]
 
@@ -735,6 +739,29 @@ SCORING_TABLE = [
      [25, 0, 0, 50]),
     ("nobody declared", {0: PAIR, 1: TRIP, 2: QUAD, 3: FULL}, None, None, 2, [2], [0, 0, 50, 0]),
     ("tie, nobody declared", {0: TIE_A, 1: LOW_A, 2: TIE_B, 3: LOW_B}, None, None, 1, [0, 2], [50, 0, 50, 0]),
+    ("tie partner and undeclared", {0: LOW_A, 1: TIE_B, 2: TIE_A, 3: LOW_B}, (0, 2), None, 0, [1, 2],
+     [50, 50, 100, 25]),
+    # 10A: "If the Declaring Player has the highest-ranking hand, then no points are scored in the
+    # round"; a tie gives the declarer (a share of) it (R11, tie_scoring team)
+    ("tie declarer and partner", {0: TIE_A, 1: LOW_A, 2: TIE_B, 3: LOW_B}, (0, 2), None, 1, [0, 2],
+     [0, 0, 0, 0]),
+    ("tie declarer and undeclared", {0: TIE_A, 1: TIE_B, 2: LOW_A, 3: LOW_B}, (0, 2), None, 2, [0, 1],
+     [0, 0, 0, 0]),
+    # R7 (concession team): the team that did not concede scores as if it held the high hand; the
+    # declared team by 10A (partner 100, declarer 50), the undeclared team by 10B (the better hand 50)
+    ("undeclared concede, partner better", {0: TRIP, 1: QUAD, 2: FULL, 3: PAIR}, (0, 2), 1, None, [2],
+     [50, 0, 100, 0]),
+    ("undeclared concede, declarer better", {0: FULL, 1: PAIR, 2: TRIP, 3: QUAD}, (0, 2), 3, None, [2],
+     [50, 0, 100, 0]),
+    ("declared team concede", {0: FULL, 1: QUAD, 2: PAIR, 3: TRIP}, (0, 1), 1, None, [3], [0, 0, 25, 50]),
+    ("undeclared concede, tie in the winners", {0: TIE_A, 1: QUAD, 2: TIE_B, 3: FULL}, (0, 2), 1, None,
+     [2], [50, 0, 100, 0]),
+]
+
+# the readings before issue 13, kept as options: the table applied for every tied high hand (a player
+# receiving the larger amount) and a concession decided by the winning team's hands
+OLD_READINGS = {"tie_scoring": "each", "concession": "hands"}
+OLD_TABLE = [
     ("tie within the undeclared team", {0: LOW_A, 1: LOW_B, 2: TIE_A, 3: TIE_B}, (0, 1), None, 0, [2, 3],
      [0, 0, 50, 50]),
     ("tie partner and undeclared", {0: LOW_A, 1: TIE_B, 2: TIE_A, 3: LOW_B}, (0, 2), None, 0, [1, 2],
@@ -758,7 +785,17 @@ SCORING_TABLE = [
 @pytest.mark.parametrize("name,hands,declare,concede_by,sink,high,scores", SCORING_TABLE,
                          ids=[row[0] for row in SCORING_TABLE])
 def test_r11_scoring_table(name, hands, declare, concede_by, sink, high, scores):
-    state = play_4p_round(hands, declare=declare, concede_by=concede_by, sink=sink)
+    check_scoring(hands, declare, concede_by, sink, high, scores)
+
+
+@pytest.mark.parametrize("name,hands,declare,concede_by,sink,high,scores", OLD_TABLE, ids=[row[0] for row in OLD_TABLE])
+def test_r11_scoring_table_old_readings_as_options(name, hands, declare, concede_by, sink, high, scores):
+    check_scoring(hands, declare, concede_by, sink, high, scores, **OLD_READINGS)
+
+
+def check_scoring(hands: dict[int, list[str]], declare: tuple[int, int] | None, concede_by: int | None,
+                  sink: int | None, high: list[int], scores: list[int], **options: Any) -> None:
+    state = play_4p_round(hands, declare=declare, concede_by=concede_by, sink=sink, **options)
     end = round_end(state)
     assert end["high_hand"] == high
     assert end["scores"] == scores
@@ -838,8 +875,10 @@ def test_r12_a_pawn_that_cannot_move_leaves_one_move_as_blocker_or_taker():
     assert as_blocker.current_player() == 1
 
 
-def test_r12_a_blocker_that_shuts_in_the_taker_ends_the_turn():
-    state = starting(2, 1)
+def test_r12_option_a_blocker_that_shuts_in_the_taker_ends_the_turn():
+    # the option blocker_may_shut_in_taker (the reading before issue 13); by default such a blocker
+    # move is not offered (tests/test_highhand_rulings.py)
+    state = starting(2, 1, blocker_may_shut_in_taker=True)
     p0a, p0b = pawns(state, 0)
     _, p1b = pawns(state, 1)
     arrange(state, {"a2": "Red 9", "c3": "Purple 1"}, at={p0a: "a1", p0b: "a4", p1b: "b4"})
@@ -950,7 +989,9 @@ def test_rulings_document_lists_every_ruling_and_every_option():
     doc = (GAMES.parent / "docs" / "rulings-highhand.md").read_text(encoding="utf-8")
     for n in range(1, 15):
         assert f"### R{n}." in doc, f"R{n} missing"
-    assert set(load(4).options) == {"rounds", "partnerships", "no_declaration_points", "stall_turns"}
+    assert set(load(4).options) == {"rounds", "partnerships", "no_declaration_points", "concession", "tie_scoring",
+                                    "first_player", "blocker_may_shut_in_taker", "two_player_concede",
+                                    "stall_turns"}
     for option in load(4).options:
         assert f"`{option}`" in doc, option
     stall = doc[doc.index("### R8."):doc.index("### R9.")]

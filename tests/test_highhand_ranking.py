@@ -152,19 +152,43 @@ def check(state: interpreter.State) -> None:
     assert all(len(state.zones[base + c]) <= 1 for c in range(36))
 
 
-def expected_scores(end: dict[str, Any], players: int, no_declaration: int = 50) -> tuple[list[int], list[int]]:
-    """The round's high hand(s) and scores by the scoring table, from the event's hands."""
+def expected_scores(end: dict[str, Any], players: int, options: dict[str, Any],
+                    tie_draws: list[dict[str, Any]]) -> tuple[list[int], list[int]]:
+    """The round's high hand(s) and scores by the scoring table (rulings R7, R9 to R12), from the
+    event's hands and the round's tie draws (``tie_draws``: the ``tie_draw`` events of the round)."""
     values = {h["seat"]: spec_rank(h["cards"])[0] for h in end["hands"]}
-    candidates = [p for p in range(players) if p not in end["conceded"]] if players == 4 else list(range(players))
-    top = max(values[p] for p in candidates)
-    high = [p for p in candidates if values[p] == top]
-    scores = [0] * players
+    held = {h["seat"]: len(h["cards"]) for h in end["hands"]}
     declarer, partner = end.get("declarer"), end.get("partner")
+    candidates = [p for p in range(players) if p not in end["conceded"]]
+    by_concession = bool(end["conceded"]) and options["concession"] == "team"
+    if by_concession and declarer in candidates:
+        high = [partner]  # R7: the declared team wins by concession, as if the partner held the high hand
+    elif not by_concession and not any(held[p] for p in candidates):
+        high = []  # R9: none of them holds a card, so none holds a hand
+    else:  # R7: a concession won by the undeclared team (or the other player) is theirs even without cards
+        top = max(values[p] for p in candidates)
+        high = [p for p in candidates if values[p] == top]
+    scores = [0] * players
+    if players == 4 and declarer is not None and options["tie_scoring"] == "team":
+        # R11: each team holding the high hand scores once; the declarer holding it voids the round
+        if declarer not in high:
+            if partner in high:
+                scores[partner], scores[declarer] = 100, 50
+            undeclared = [p for p in high if p != partner]
+            if len(undeclared) > 1:  # a tie within the undeclared team: the draw decides the 50
+                assert tie_draws and sorted(tie_draws[0]["players"]) == sorted(undeclared)
+                numbers = [int(n.split()[1]) for n in tie_draws[-1]["cards"]]
+                undeclared = [tie_draws[-1]["players"][numbers.index(max(numbers))]]
+            if undeclared:
+                mate = next(q for q in range(4) if q not in (undeclared[0], declarer, partner))
+                scores[undeclared[0]], scores[mate] = 50, 25
+        return high, scores
+    assert not tie_draws
     for h in high:
         if players == 2:
             scores[h] = 100
         elif declarer is None:
-            scores[h] = max(scores[h], no_declaration)
+            scores[h] = max(scores[h], options["no_declaration_points"])
         elif h == partner:
             scores[h] = max(scores[h], 100)
             scores[declarer] = max(scores[declarer], 50)
@@ -195,12 +219,22 @@ def run_match(game: interpreter.Game, seed: int, concede: float) -> interpreter.
         actions += 1
         check(state)
     players = game.num_players
-    ends = [e for e in state.events if e["type"] == "round_end"]
-    assert len(ends) == game.options["rounds"]
-    for end in ends:
+    rounds: list[list[dict[str, Any]]] = []
+    for e in state.events:
+        if e["type"] == "round_start":
+            rounds.append([])
+        elif rounds and e["type"] != "match_end":
+            rounds[-1].append(e)
+    assert len(rounds) == game.options["rounds"]
+    for events in rounds:
+        end = events[-1]
+        assert end["type"] == "round_end"
         held = sorted(n for h in end["hands"] for n in h["cards"])
         assert len(held) == len(set(held)) <= 36
-        high, scores = expected_scores(end, players, game.options["no_declaration_points"])
+        for h in end["hands"]:  # R9: an empty hand is named as such, any other by the ranking
+            assert h["category"] == (spec_rank(h["cards"])[2] if h["cards"] else "no cards")
+        tie_draws = [e for e in events if e["type"] == "tie_draw"]
+        high, scores = expected_scores(end, players, game.options, tie_draws)
         assert end["high_hand"] == high and end["scores"] == scores, end
     final = state.events[-1]
     assert final["type"] == "match_end" and final["totals"] == state.total
@@ -213,6 +247,11 @@ def run_match(game: interpreter.Game, seed: int, concede: float) -> interpreter.
     (4, {"rounds": 1}, range(100, 200), 0.01),
     (4, {"rounds": 1, "partnerships": False}, range(200, 260), 0.0),
     (2, {"rounds": 1}, range(200), 0.0),
+    (2, {"rounds": 1, "two_player_concede": True}, range(200, 260), 0.02),
+    # the readings before issue 13, kept as options
+    (4, {"rounds": 1, "tie_scoring": "each", "concession": "hands"}, range(300, 360), 1.0),
+    (4, {"rounds": 1, "tie_scoring": "each", "concession": "hands"}, range(360, 420), 0.01),
+    (2, {"rounds": 1, "blocker_may_shut_in_taker": True}, range(420, 480), 0.0),
 ])
 def test_random_matches_end_with_every_invariant(players, options, seeds, concede):
     game = interpreter.load_game(SPEC, players=players, options=options)
@@ -221,7 +260,9 @@ def test_random_matches_end_with_every_invariant(players, options, seeds, conced
         state = run_match(game, seed, concede)
         end = [e for e in state.events if e["type"] == "round_end"][-1]
         cleared = all(not state.zones[game.link.zone_base["square"] + c] for c in range(36))
-        ends["conceded" if end.get("conceded") else "cleared" if cleared else "stalled"] += 1
+        how = "conceded" if end.get("conceded") else "cleared" if cleared else "stalled"
+        ends[how] += 1
+        assert end["ended_by"] == {"conceded": "concession", "cleared": "board empty", "stalled": "stall guard"}[how]
     if concede < 1:
         assert ends["cleared"] > 0  # some rounds ran to an empty board
     if concede:
