@@ -48,8 +48,11 @@ WORKER = Path(__file__).resolve().with_name("worker.py")
 YARDSTICK = ROOT.parent / "shared" / "yardstick" / "highhand_ref.py"
 DEFAULT_BASELINE = "d69b443"  # the last commit before issue 12's work
 SEED_SPECS = ("highhand.yaml", "highjack.yaml")
+# High Hand with the yardstick's rule choices (its docstring): one round; 4 players without
+# partnerships; 2 players where a blocker move may shut in the player's own taker (the
+# taker's step is then skipped), which the spec offers as an option since issue 13
 HH4 = {"rounds": 1, "partnerships": False}
-HH2 = {"rounds": 1}
+HH2 = {"rounds": 1, "blocker_may_shut_in_taker": True}
 MCTS_AGENTS = ["mcts:200", "random", "random", "random"]
 
 

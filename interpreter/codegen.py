@@ -514,6 +514,9 @@ class _Writer:
         if func == "empty_cells" and L.board is not None:
             c = self.temp()
             return f"[{c} for {c} in {self.name_of(range(L.board.size))} if s.cell_piece[{c}] < 0]"
+        if func in ("first", "last") and type_of(args[0], L) != T.ZONE:  # (a zone's order may be unknown)
+            first, xs = self.held(self.expr(args[0]))
+            return f"({xs}[{0 if func == 'first' else -1!r}] if {first} else None)"
         if func == "abs":
             return f"abs({self.expr(args[0])})"
         if func in ("max", "min") and len(args) == 2:

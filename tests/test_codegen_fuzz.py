@@ -37,7 +37,8 @@ BINARY = ["{} + {}", "{} - {}", "{} * {}", "{} // {}", "{} % {}", "{} / {}", "{}
 TERNARY = ["({} if {} else {})"]
 AGGREGATES = ["count(x for x in [1, 2, 3] if x > {})", "sum(x * {} for x in [1, 2, 3])",
               "any(x == {} for x in [0, 1, 2])", "max(x for x in [1, {}, 3])", "min(x - {} for x in [4, 5])",
-              "count(c for c in deck if c.rank >= {})", "[x + {} for x in [1, 2]][0]"]
+              "count(c for c in deck if c.rank >= {})", "[x + {} for x in [1, 2]][0]",
+              "first([x for x in [1, 2, 3] if x > {}])", "last([x - {} for x in [4, 5]])"]
 
 
 def expressions() -> st.SearchStrategy[str]:
