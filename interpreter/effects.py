@@ -7,6 +7,7 @@ whole ``if``/``for``/``repeat`` blocks that cannot wait, fused into single closu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -52,10 +53,47 @@ PYTHON_ERRORS = (TypeError, IndexError, KeyError, AttributeError, ValueError, Ze
 
 
 def rule_failure(exc: Exception, span: Any) -> RuleError:
-    """A Python error inside a rule, reported at the rule's position."""
+    """A Python error inside a rule, reported at the rule's position in the rule language's words."""
     if isinstance(exc, RecursionError):
         return BudgetError("the rules nest too deeply here (procedures or defines calling each other)", span)
-    return RuleError(f"this rule failed: {exc}", span)
+    return RuleError(f"this rule failed: {python_error_text(exc)}", span)
+
+
+# the words of the rule language for Python's type names, in Python's own error texts
+_TYPE_WORDS = {"NoneType": "none (a missing value)", "int": "a whole number", "float": "a number", "str": "text",
+               "list": "a list", "bool": "true/false", "dict": "a record", "tuple": "a list"}
+_COMPARE = re.compile(r"'(.+?)' not supported between instances of '(\w+)' and '(\w+)'")
+_OPERATOR = re.compile(r"unsupported operand type\(s\) for (.+?): '(\w+)' and '(\w+)'")
+_UNARY = re.compile(r"bad operand type for (?:unary )?(.+?)(?:\(\))?: '(\w+)'")
+_INDEX = re.compile(r"(?:list|tuple) indices must be integers or slices, not (\w+)")
+_NOT_A = re.compile(r"'(\w+)' object is not (subscriptable|iterable)")
+
+
+def python_error_text(exc: Exception) -> str:
+    """What a Python error inside a rule means, said with the rule language's words (a
+    missing value, a whole number, a list) rather than Python's type names."""
+    text = str(exc)
+    words = _TYPE_WORDS.get
+    if isinstance(exc, ZeroDivisionError):
+        return "division by zero"
+    if match := _COMPARE.fullmatch(text):
+        op, a, b = match.groups()
+        return f"cannot compare {words(a, a)} with {words(b, b)} using '{op}'"
+    if match := _OPERATOR.fullmatch(text):
+        op, a, b = match.groups()
+        op = {"** or pow()": "**"}.get(op, op)
+        return f"cannot compute '{op}' of {words(a, a)} and {words(b, b)}"
+    if match := _UNARY.fullmatch(text):
+        op, a = match.groups()
+        return f"cannot apply '{op}' to {words(a, a)}"
+    if match := _INDEX.fullmatch(text):
+        return f"{words(match.group(1), match.group(1))} used as a position (a seat, a cell, a card or an index)"
+    if match := _NOT_A.fullmatch(text):
+        kind = match.group(1)
+        return f"{words(kind, kind)} used where a list is needed"
+    if isinstance(exc, IndexError):
+        return "a position outside its list (a seat, a cell or an index out of range)"
+    return text
 
 
 def compile_block_closure(block: A.Block, L: Any) -> Stmt:
@@ -594,6 +632,9 @@ def _place(node: A.Place, L: Any) -> Stmt:
     def place(s: Any, e: dict) -> None:
         p = owner(s, e)
         c = cell(s, e)
+        if p is None or c is None:
+            raise RuleError(f"cannot place a {kind}: the {'player' if p is None else 'cell'} is missing (none)"
+                            + ("" if p is None else ", for example a cell off the board"), span)
         for x in pool[p]:
             if s.piece_cell[x] < 0:
                 move_piece(s, x, c, span)

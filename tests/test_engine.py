@@ -682,3 +682,41 @@ def test_determinism_same_seed_same_actions_same_everything():
         play_random(state, random.Random(5))
         runs.append((state.events, state.scores(), [state.observation(p) for p in range(3)], state.history))
     assert runs[0] == runs[1]
+
+
+# ---------------------------------------------------------------- errors in the rule language's words
+
+
+@pytest.mark.parametrize("rule, message", [
+    ('"x = leader.score + 1"', "cannot compute '+' with a missing value (none)"),
+    ('{if: "leader.score > 1", then: [x = 1]}', "cannot compare none (a missing value) with a whole number using '>'"),
+    ('"x = 10 // x"', "division by zero"),
+    ('"place mark of current at cell(5, 5)"', "cannot place a mark: the cell is missing (none), for example a cell "
+                                              "off the board"),
+])
+def test_a_rule_failing_in_python_is_reported_in_the_rule_languages_words(rule, message):
+    """Comparing none with a number, arithmetic on none, a division by zero, placing a piece
+    off the board: the message speaks of missing values and numbers, not of Python's types."""
+    game = make(f"""
+        board: {{rows: 2, cols: 2}}
+        pieces: {{mark: {{per_player: 2}}}}
+        variables:
+          x: {{type: int, initial: 0}}
+          leader: {{type: player, initial: none}}
+        round:
+          first: player(0)
+          turn:
+            - choose:
+                action: go
+                label: go
+                do:
+                  - {rule}
+                  - x = 1
+                  - end game
+        match: {{}}
+    """)
+    state = game.new_initial_state(0)
+    with pytest.raises(RuleError) as caught:
+        state.apply_action(state.legal_actions()[0])
+    assert f"this rule failed: {message}" in str(caught.value) or message in str(caught.value)
+    assert "NoneType" not in str(caught.value) and "instances of" not in str(caught.value)
