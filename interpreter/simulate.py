@@ -456,11 +456,7 @@ def summarize(result: SimulationResult) -> dict[str, Any]:
         low, high = wilson(wins, len(shares))
         agents.append({"agent": label, "seats_played": len(shares), "wins": wins,
                        "win_rate": wins / len(shares), "ci": [low, high]})
-    firsts = [r for r in records if r.first_player is not None]
-    first_wins = sum(_share(r, r.first_player) for r in firsts if r.first_player is not None)
-    low, high = wilson(first_wins, len(firsts))
-    first = {"games": len(firsts), "wins": first_wins, "win_rate": first_wins / len(firsts) if firsts else 0.0,
-             "ci": [low, high], "expected": 1.0 / n, "p": one_proportion_p(first_wins, len(firsts), 1.0 / n)}
+    first = _first_player_advantage(records, n)
     return {
         "spec": result.spec, "game": result.game, "players": n, "options": result.options,
         "agents": result.agents, "rotate": result.rotate, "seed": result.seed, "games": games,
@@ -472,6 +468,18 @@ def summarize(result: SimulationResult) -> dict[str, Any]:
         "shared_wins": sum(1 for r in records if len(r.winners) > 1),
         "no_winner": sum(1 for r in records if not r.winners),
     }
+
+
+def _first_player_advantage(records: list[MatchRecord], n: int) -> dict[str, Any] | None:
+    """How often the seat that moved first won, against a fair share; None with one player
+    (the test does not apply)."""
+    if n < 2:
+        return None
+    firsts = [r for r in records if r.first_player is not None]
+    first_wins = sum(_share(r, r.first_player) for r in firsts if r.first_player is not None)
+    low, high = wilson(first_wins, len(firsts))
+    return {"games": len(firsts), "wins": first_wins, "win_rate": first_wins / len(firsts) if firsts else 0.0,
+            "ci": [low, high], "expected": 1.0 / n, "p": one_proportion_p(first_wins, len(firsts), 1.0 / n)}
 
 
 def records_json(result: SimulationResult) -> list[dict[str, Any]]:
@@ -568,10 +576,11 @@ def print_summary(summary: dict[str, Any], console: Any) -> None:
     console.print()
 
     first = summary["first_player"]
-    verdict = "significant" if first["p"] < SIGNIFICANCE else "not significant"
-    console.print(f"First-player advantage: the seat that moved first won {_pct(first['win_rate'])} "
-                  f"{_ci(first['ci'])} of {first['games']} matches; a fair share is {_pct(first['expected'])} "
-                  f"(p {'= ' if first['p'] >= 0.001 else ''}{_p(first['p'])}, {verdict})", highlight=False)
+    if first is not None:  # (one player: there is no advantage to measure)
+        verdict = "significant" if first["p"] < SIGNIFICANCE else "not significant"
+        console.print(f"First-player advantage: the seat that moved first won {_pct(first['win_rate'])} "
+                      f"{_ci(first['ci'])} of {first['games']} matches; a fair share is {_pct(first['expected'])} "
+                      f"(p {'= ' if first['p'] >= 0.001 else ''}{_p(first['p'])}, {verdict})", highlight=False)
     shared = summary["shared_wins"]
     console.print(f"Shared wins: {shared} of {games} matches ({_pct(shared / games if games else 0.0)})"
                   + (f"; no winner: {summary['no_winner']}" if summary["no_winner"] else ""), highlight=False)
@@ -613,10 +622,11 @@ def compare(a: SimulationResult, b: SimulationResult) -> list[dict[str, Any]]:
     mean("actions per match", [float(r.actions) for r in a.records], [float(r.actions) for r in b.records])
     mean("lead changes per match", [float(r.lead_changes) for r in a.records],
          [float(r.lead_changes) for r in b.records])
-    fa = [r for r in a.records if r.first_player is not None]
-    fb = [r for r in b.records if r.first_player is not None]
-    rate("first player's win rate", sum(_share(r, r.first_player) for r in fa if r.first_player is not None), len(fa),
-         sum(_share(r, r.first_player) for r in fb if r.first_player is not None), len(fb))
+    if a.players >= 2 and b.players >= 2:  # (one player: no first-player advantage to compare)
+        fa = [r for r in a.records if r.first_player is not None]
+        fb = [r for r in b.records if r.first_player is not None]
+        rate("first player's win rate", sum(_share(r, r.first_player) for r in fa if r.first_player is not None),
+             len(fa), sum(_share(r, r.first_player) for r in fb if r.first_player is not None), len(fb))
     rate("shared wins", sum(1 for r in a.records if len(r.winners) > 1), na,
          sum(1 for r in b.records if len(r.winners) > 1), nb)
     for row in rows:

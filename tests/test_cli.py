@@ -359,3 +359,38 @@ def test_the_readme_main_job_command_is_a_bots_only_play():
     assert command is not None
     words = command.group(1).split()
     assert words[:2] == ["play", "games/highjack.yaml"] and "human" not in command.group(1)
+
+
+_SOLO = """\
+rulespec: 1
+game: {name: Solo, players: 1, limits: {actions: 10}}
+variables:
+  n: {type: int, initial: 0}
+round:
+  first: player(0)
+  turn:
+    - choose:
+        action: go
+        label: go
+        do: [n += 1]
+    - if: n >= 3
+      then: [current.score = n, end game]
+match: {}
+"""
+
+
+def test_simulate_of_a_one_player_game_reports_no_first_player_advantage(tmp_path):
+    """With one player the seat that moved first always "wins": the test does not apply, in
+    the table, the JSON and a comparison (issue 14, found while trying)."""
+    spec = tmp_path / "solo.yaml"
+    spec.write_text(_SOLO)
+    out_json = tmp_path / "solo.json"
+    status, out, err = run("simulate", str(spec), "--games", "4", "--agents", "random", "--no-progress",
+                           "--json", str(out_json))
+    assert status == 0, err
+    assert "Shared wins" in out and "First-player" not in out
+    assert json.loads(out_json.read_text())["summary"]["first_player"] is None
+    status, out, err = run("simulate", str(spec), "--games", "4", "--agents", "random", "--no-progress",
+                           "--compare", str(spec))
+    assert status == 0, err
+    assert "first player" not in out.lower() and "actions per match" in out
