@@ -199,6 +199,8 @@ class Checker:
             return T.VARIABLE_TYPES[self.variables[name].type]
         if name in T.BUILTIN_NAMES:
             self.info.refs[id(node)] = Ref("builtin", name)
+            if name in self.zones or name in self.defines:
+                return T.ANY  # the clash is reported once, where the name is declared; no follow-on error per use
             return T.BUILTIN_NAMES[name]
         if name in self.zones:
             zone = self.zones[name]

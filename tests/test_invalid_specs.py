@@ -241,6 +241,11 @@ CASES: dict[str, tuple[type[SpecError], list[D]]] = {
     "unknown_zone_in_statement.yaml": (SemanticError, [
         D("unknown_zone_in_statement.yaml", 28, 22, "unknown name 'tabel'", "did you mean 'table'?"),
     ]),
+    # one error where the zone is declared; its uses (a zone where a player is expected)
+    # add no follow-on error each (issue 14, found while trying)
+    "zone_named_after_a_builtin.yaml": (SemanticError, [
+        D("zone_named_after_a_builtin.yaml", 15, 3, "'dealer' is a built-in name; pick another zone name"),
+    ]),
     "unknown_zone_in_deal.yaml": (SemanticError, [
         D("unknown_zone_in_deal.yaml", 35, 27, "unknown zone 'hnd'", "did you mean 'hand'?"),
     ]),
