@@ -170,6 +170,14 @@ def test_piglet_a_one_or_one_point():
     assert turn_total(state) == 0 and state.current_player() == 1 and banked(state) == [0, 0]
 
 
+# ------------------------------------------------------------------ for bots
+
+
+def test_the_heuristic_counts_the_turn_total_of_the_player_rolling(game):
+    state = play(game.new_initial_state(0), ROLL, face(6), STOP, ROLL, face(4))
+    assert [game.heuristic(state, p) for p in (0, 1)] == [6, 4]
+
+
 # ------------------------------------------------------------------ against OpenSpiel
 
 
