@@ -22,8 +22,10 @@ Compared: High Hand against the hand-written yardstick ../shared/yardstick/highh
 (`--impl api`, imported by path, never copied), tic-tac-toe against OpenSpiel's Python
 `python_tic_tac_toe`, goofspiel against OpenSpiel's C++ `goofspiel` (turn-based, so the same
 sequential loop drives both), Reversi (games/reversi.yaml, when there is one) against
-OpenSpiel's C++ `othello`, Highjack and IS-MCTS against the engine before. A missed target is
-reported with its profile (cProfile, top 15 by own time).
+OpenSpiel's C++ `othello`, Pig against OpenSpiel's C++ `pig` (its rolls drawn by the same
+loop from `chance_outcomes()`; ours, loaded with implicit chance, roll inside the rules),
+Highjack and IS-MCTS against the engine before. A missed target is reported with its profile
+(cProfile, top 15 by own time).
 """
 
 from __future__ import annotations
@@ -460,6 +462,7 @@ def main() -> int:
         targets.append(versus_openspiel("goofspiel.yaml", "goofspiel", "goofspiel", 0.15, 300 * scale, 300 * scale,
                                         runs))
         targets.append(versus_openspiel("reversi.yaml", "othello", "Reversi", 0.03, 10 * scale, 200 * scale, runs))
+        targets.append(versus_openspiel("pig.yaml", "pig", "Pig", 0.05, 100 * scale, 1000 * scale, runs))
         progress("IS-MCTS")
         targets.append(mcts_before(base, base_note, 2 if args.quick else 3))
         progress("load and compile")

@@ -33,8 +33,22 @@ from pathlib import Path
 from typing import Any
 
 
-def random_loop(new_state: Callable[[int], Any], games: int, seed: int) -> int:
-    """The shared driver: ``games`` random games from state seeds seed*1e6+i; returns the actions."""
+def sample_chance(state: Any, rng: random.Random) -> int:
+    """A chance outcome by its probability, for states without ``sample_chance_outcome``
+    (OpenSpiel's), drawn as ours draws it (one ``rng.random()``, cumulative)."""
+    outcomes = state.chance_outcomes()
+    x = rng.random()
+    acc = 0.0
+    for action, probability in outcomes:
+        acc += probability
+        if x < acc:
+            return action
+    return outcomes[-1][0]
+
+
+def random_loop(new_state: Callable[[int], Any], games: int, seed: int, sampler: Callable | None = None) -> int:
+    """The shared driver: ``games`` random games from state seeds seed*1e6+i; returns the actions.
+    Chance outcomes come from the state's ``sample_chance_outcome``, or from ``sampler``."""
     rng = random.Random(seed)
     rand = rng.random
     actions = 0
@@ -43,7 +57,7 @@ def random_loop(new_state: Callable[[int], Any], games: int, seed: int) -> int:
         state = new_state(base + i)
         while not state.is_terminal():
             if state.is_chance_node():
-                action = state.sample_chance_outcome(rng)
+                action = state.sample_chance_outcome(rng) if sampler is None else sampler(state, rng)
             else:
                 legal = state.legal_actions()
                 action = legal[int(rand() * len(legal))]
@@ -166,7 +180,8 @@ def openspiel(task: dict[str, Any]) -> dict[str, Any]:
         game = pyspiel.convert_to_turn_based(pyspiel.load_game("goofspiel", {"points_order": "descending"}))
     else:
         game = pyspiel.load_game(name)
-    seconds, actions = cpu(lambda: random_loop(lambda i: game.new_initial_state(), task["games"], task["seed"]))
+    seconds, actions = cpu(lambda: random_loop(lambda i: game.new_initial_state(), task["games"], task["seed"],
+                                                  sample_chance))
     return {"cpu": seconds, "games": task["games"], "actions": actions}
 
 
