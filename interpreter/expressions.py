@@ -17,8 +17,8 @@ from rulespec import types as T
 from .budget import SMALL, check_grown, overrun, spend
 from .errors import BudgetError, RuleError
 
-__all__ = ["compile_expr", "closure_of", "compile_list", "ordered_list", "Fn", "const_value", "is_const",
-           "json_converter"]
+__all__ = ["compile_expr", "closure_of", "text_of_type", "compile_list", "ordered_list", "Fn", "const_value",
+           "is_const", "json_converter"]
 
 Fn = Callable[[Any, dict], Any]
 _NOCONST = object()
@@ -703,3 +703,25 @@ def json_converter(t: str, L: Any) -> Callable[[Any, Any], Any]:
     if t == T.RANKING:
         return lambda s, v: v.spec.name
     return lambda s, v: v
+
+
+def text_of_type(t: str, link: Any) -> Callable[[Any, Any], str]:
+    """How a value of static type ``t`` reads in a label: ``f(state, value) -> str``."""
+    if t == T.PLAYER:
+        names = link.seat_names
+        return lambda s, v: "none" if v is None else names[v]
+    if t == T.list_of(T.PLAYER):
+        names = link.seat_names
+        return lambda s, v: ", ".join(names[p] for p in v)
+    if t == T.PIECE:
+        labels = link.piece_label
+        return lambda s, v: "none" if v is None else labels[v]
+    convert = json_converter(t, link)
+
+    def text(s: Any, v: Any) -> str:
+        out = convert(s, v)
+        if isinstance(out, list):
+            return ", ".join(str(x) for x in out)
+        return "none" if out is None else str(out)
+
+    return text

@@ -41,7 +41,7 @@ from .effects import (
     splice_constant_ifs,
 )
 from .errors import BudgetError, RuleError
-from .expressions import compile_expr, compile_list, type_of
+from .expressions import compile_expr, compile_list, text_of_type, type_of
 from .state import CHANCE, Pending, State, move_card
 
 __all__ = ["run", "resolve", "compile_flow", "fill_block", "waits", "BlockCode", "MAX_FRAMES"]
@@ -614,9 +614,10 @@ class RandomPickCode(Code):
 class LetChanceCode(Code):
     """`let x = chance(p)` / `let x = random(list)` as a chance event."""
 
-    __slots__ = ("name", "outcomes")
+    __slots__ = ("name", "outcomes", "shown")
     name: str
     outcomes: Callable[[State, dict], tuple[dict, dict]]
+    shown: Callable[[Any, Any], str] | None  # an outcome's value as its label shows it (a card by its name)
 
     def enter(self, s: State, env: dict) -> None:
         counts, values = self.outcomes(s, env)
@@ -879,6 +880,8 @@ def compile_chance(node: Any, L: Any) -> Callable[[State, dict], None]:
         let = LetChanceCode()
         let.name = node.name
         let.outcomes = L.chance_outcomes_fn(node.value)
+        # chance(p) reads yes / no (the game's own rendering of a truth value)
+        let.shown = None if node.value.func == "chance" else text_of_type(T.elem(type_of(node.value.args[0], L)), L)
         return L.add_code(let, entered=True)
     if kind == "Deal":
         deal = DealCode()

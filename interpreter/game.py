@@ -220,7 +220,8 @@ class Game:
         payload = pending.payload
         if isinstance(payload, dict):
             value = payload[str(outcome)]
-            return f"chance: {self.render_value(value)}"
+            shown = getattr(code, "shown", None)  # a random `let`: its value as a label shows it
+            return f"chance: {shown(None, value) if shown is not None else self.render_value(value)}"
         if outcome < self.cards.kinds:
             return f"chance: {self.cards.kind_names[outcome]}"
         return f"chance: {outcome}"
@@ -232,29 +233,9 @@ class Game:
 
 
 def _text_of(node: Any, link: Link) -> Any:
-    from rulespec import types as T
+    from .expressions import text_of_type, type_of
 
-    from .expressions import json_converter, type_of
-
-    t = type_of(node, link)
-    if t == T.PLAYER:
-        names = link.seat_names
-        return lambda s, v: "none" if v is None else names[v]
-    if t == T.list_of(T.PLAYER):
-        names = link.seat_names
-        return lambda s, v: ", ".join(names[p] for p in v)
-    if t == T.PIECE:
-        labels = link.piece_label
-        return lambda s, v: "none" if v is None else labels[v]
-    convert = json_converter(t, link)
-
-    def text(s: Any, v: Any) -> str:
-        out = convert(s, v)
-        if isinstance(out, list):
-            return ", ".join(str(x) for x in out)
-        return "none" if out is None else str(out)
-
-    return text
+    return text_of_type(type_of(node, link), link)
 
 
 def _spec_game_length(model: Any, options: dict[str, Any], num_players: int) -> int:

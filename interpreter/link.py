@@ -250,17 +250,40 @@ class Link:
         pool = compile_list(node.args[0], self)
         t = T.elem(type_of(node.args[0], self))
         kind_of = self.cards.kind_of
+        by_position = t not in (T.CARD, T.PLAYER, T.CELL, T.PIECE)
+        if by_position:
+            # outcomes are the positions in the list: the game declares as many as the list can
+            # hold when its length is known before the game starts
+            self.max_chance_outcomes = max(self.max_chance_outcomes, self._static_length(node.args[0]))
+        span = node.span
 
         def pick(s: State, env: dict) -> tuple[dict, dict]:
             counts: dict[int, int] = {}
             values: dict[int, Any] = {}
             for i, x in enumerate(pool(s, env)):
-                key = kind_of[x] if t == T.CARD else (x if t in (T.PLAYER, T.CELL, T.PIECE) else i)
+                key = kind_of[x] if t == T.CARD else (i if by_position else x)
                 counts[key] = counts.get(key, 0) + 1
                 values.setdefault(key, x)
+            if by_position and len(values) > self.max_chance_outcomes:
+                raise RuleError(f"random(...) has {len(values)} outcomes here, more than the "
+                                f"{self.max_chance_outcomes} the game declares: write its list so that its "
+                                "length is known before the game starts (numbers, num_players, options)", span)
             return counts, values
 
         return pick
+
+    def _static_length(self, node: Any) -> int:
+        """The length of a list known before the game starts (a literal list, range(a, b) of
+        numbers, options and num_players); 0 when it is not."""
+        try:
+            if isinstance(node, A.ListLit):
+                return len(node.items)
+            if isinstance(node, A.Call) and node.func == "range" and len(node.args) == 2:
+                low, high = (evaluate_static(a, self.options, self.num_players) for a in node.args)
+                return max(0, int(high) - int(low))
+        except RuleError:
+            pass  # not known before the game starts: checked when it is drawn
+        return 0
 
     # ------------------------------------------------------------------ flow hooks
     def initial_values(self, s: State) -> None:

@@ -720,3 +720,75 @@ def test_a_rule_failing_in_python_is_reported_in_the_rule_languages_words(rule, 
         state.apply_action(state.legal_actions()[0])
     assert f"this rule failed: {message}" in str(caught.value) or message in str(caught.value)
     assert "NoneType" not in str(caught.value) and "instances of" not in str(caught.value)
+
+
+# ---------------------------------------------------------------- random over values, with explicit chance
+
+_DIE = """
+options:
+  faces: {type: int, default: 6, min: 2, max: 20}
+cards:
+  list:
+    - {name: Ace}
+    - {name: King}
+zones:
+  table: {visibility: public}
+variables:
+  total: {type: int, initial: 0}
+  n: {type: int, initial: 3}
+round:
+  first: player(0)
+  turn:
+    - choose:
+        - action: roll
+          label: roll
+          do:
+            - let face = random(range(1, option.faces + 1))
+            - total += face
+        - action: pick
+          label: pick
+          do:
+            - let c = random(table)
+            - emit picked(card=c)
+        - action: grow
+          label: grow
+          do:
+            - let k = random(range(0, n * 3))
+            - n += k
+    - if: total > 30
+      then: [end game]
+match: {}
+"""
+
+
+@pytest.mark.parametrize("faces", [6, 12])
+def test_random_over_numbers_declares_its_outcomes_from_the_length_of_its_list(faces):
+    """`random(range(1, option.faces + 1))` with explicit chance: one outcome per face, all
+    declared (OpenSpiel's max_chance_outcomes, the mask) before the game starts."""
+    game = make(_DIE, options={"faces": faces}, explicit=True)
+    assert game.max_chance_outcomes == faces
+    state = game.new_initial_state(0)
+    state.apply_action(labels(state)["roll"])
+    assert state.chance_outcomes() == [(i, pytest.approx(1 / faces)) for i in range(faces)]
+    assert [state.action_to_string(a) for a, _ in state.chance_outcomes()] == [f"chance: {f}" for f in
+                                                                                range(1, faces + 1)]
+    assert len(state.legal_actions_mask()) == faces
+    state.apply_action(faces - 1)
+    assert state.g[0] == faces  # total: the last face
+
+
+def test_random_over_cards_is_labelled_by_the_cards_names():
+    game = make(_DIE, explicit=True)
+    state = game.new_initial_state(0)
+    state.apply_action(labels(state)["pick"])
+    assert [state.action_to_string(a) for a, _ in state.chance_outcomes()] == ["chance: Ace", "chance: King"]
+
+
+def test_random_over_a_list_longer_than_declared_is_a_rule_error():
+    """A list whose length depends on the state (range(0, n * 3) with n a variable) cannot be
+    declared before the game starts: drawing more outcomes than declared says so."""
+    game = make(_DIE, explicit=True)
+    state = game.new_initial_state(0)
+    assert game.max_chance_outcomes == 6
+    with pytest.raises(RuleError, match="has 9 outcomes here, more than the 6 the game declares"):
+        state.apply_action(labels(state)["grow"])  # n = 3: 9 outcomes, more than the 6 declared
