@@ -14,7 +14,7 @@ from typing import Any
 from rulespec import ast as A
 from rulespec import types as T
 from rulespec.compiler import GameDef
-from rulespec.model import ProcDef, ZoneDef
+from rulespec.model import MAX_BOARD_SIDE, ProcDef, ZoneDef
 from rulespec.zones import kind_of
 
 from . import rng as RNG
@@ -57,7 +57,7 @@ class Link:
         self.loop_limit = self.model.loop_limit
         self.seat_names = self._seat_names()
         self.cards = build_card_table(self.model.cards, self.info.attr_types, options, num_players)
-        self.board = Board(self.model.board.rows, self.model.board.cols) if self.model.board else None
+        self.board = self._board()
         self._build_zones()
         self._build_pieces()
         self._build_variables()
@@ -84,6 +84,21 @@ class Link:
     def _seat_names(self) -> list[str]:
         names = list(self.model.seat_names)
         return [names[i] if i < len(names) else f"P{i}" for i in range(self.num_players)]
+
+    def _board(self) -> Board | None:
+        """The board, its size evaluated for these options and this player count."""
+        board = self.model.board
+        if board is None:
+            return None
+        sides = []
+        for side, rule, what in ((board.rows, board.rows_rule, "rows"), (board.cols, board.cols_rule, "columns")):
+            if rule is not None:
+                side = evaluate_static(rule, self.options, self.num_players)
+                if type(side) is not int or not 1 <= side <= MAX_BOARD_SIDE:
+                    raise RuleError(f"the board would have {side} {what}; it can have 1 to {MAX_BOARD_SIDE}",
+                                    rule.span)
+            sides.append(side)
+        return Board(sides[0], sides[1])
 
     def _build_zones(self) -> None:
         self.zone_defs: dict[str, ZoneDef] = {}
@@ -123,12 +138,21 @@ class Link:
                 for k in range(count):
                     start = -1
                     if seats is not None and k < len(seats[p]):
-                        start = parse_cell(seats[p][k], self.board.rows, self.board.cols)  # type: ignore[union-attr]
+                        start = self._start_cell(seats[p][k], piece)
                     self.piece_owner.append(p)
                     self.piece_kind_name.append(piece.name)
                     self.piece_start.append(start)
                     suffix = f" {k + 1}" if count > 1 else ""
                     self.piece_label.append(f"{self.seat_names[p]} {piece.label}{suffix}")
+
+    def _start_cell(self, name: str, piece: Any) -> int:
+        board = self.board
+        assert board is not None  # the checker requires a board for pieces
+        try:
+            return parse_cell(name, board.rows, board.cols)
+        except (ValueError, IndexError):
+            raise RuleError(f"the starting cell '{name}' of {piece.name} is not on the {board.rows}x{board.cols} "
+                            "board of this game", piece.span) from None
 
     def _build_variables(self) -> None:
         self.var_slots: dict[str, int] = {}

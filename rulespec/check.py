@@ -496,7 +496,10 @@ class Checker:
             ok = 0 <= col < board.cols and 1 <= row <= board.rows
         if not ok:
             last = chr(ord("a") + board.cols - 1) + str(board.rows)
-            self.error(span, f"'{name}' is not a cell of the {board.rows}x{board.cols} board (a1 to {last})")
+            if board.rows_rule is not None or board.cols_rule is not None:
+                self.error(span, f"'{name}' is not a cell of any board this spec can have (a1 to at most {last})")
+            else:
+                self.error(span, f"'{name}' is not a cell of the {board.rows}x{board.cols} board (a1 to {last})")
 
     def call_define(self, node: Any, name: str, args: tuple[Any, ...], scope: Scope) -> str:
         define = self.defines[name]
@@ -1225,6 +1228,10 @@ def _value_type(value: Any) -> str:
 
 
 def check_zones_board_pieces(c: Checker) -> None:
+    board = c.m.board
+    for key, rule in (("rows", board.rows_rule if board else None), ("cols", board.cols_rule if board else None)):
+        if rule is not None:
+            _check_static_size(c, rule, f"board.{key}")
     for zone in c.m.zones:
         if kind_of(zone).needs_board and c.m.board is None:
             c.error(zone.span, f"zone '{zone.name}' is per cell, but there is no `board:`")
@@ -1244,6 +1251,16 @@ def check_zones_board_pieces(c: Checker) -> None:
             for seat in seats:
                 for cell in seat:
                     c.check_cell_name(cell, span)
+
+
+def _check_static_size(c: Checker, expr: Any, what: str) -> None:
+    """A size written as an expression: a whole number known before the game starts."""
+    for node in A.walk(expr):
+        if isinstance(node, A.Name) and node.id not in ("num_players", "option"):
+            c.error(node.span, f"{what} can only use num_players and options, not '{node.id}'",
+                    "write a number, or an expression such as `option.size` or `num_players + 4`")
+            return
+    c.expect(expr, c.expr(expr, Scope({"num_players": T.INT})), T.INT, what)
 
 
 def _players_text(players: tuple[int, ...]) -> str:

@@ -195,10 +195,17 @@ class Describer:
         board = self.model.board
         if board is None:
             return []
-        last_col = chr(ord("a") + board.cols - 1)
-        out = ["## Board", "",
-               f"A board of {board.rows} rows and {board.cols} columns; cells are named by column (a to {last_col}) "
-               f"and row (1 to {board.rows}), from a1 to {last_col}{board.rows}."]
+        if board.rows_rule is not None or board.cols_rule is not None:
+            rows = self.expr(board.rows_rule) if board.rows_rule is not None else str(board.rows)
+            cols = self.expr(board.cols_rule) if board.cols_rule is not None else str(board.cols)
+            out = ["## Board", "",
+                   f"A board of {rows} rows and {cols} columns (at most 26 each); cells are named by column "
+                   "(a, b, ...) and row (1, 2, ...), from a1 at the bottom left."]
+        else:
+            last_col = chr(ord("a") + board.cols - 1)
+            out = ["## Board", "",
+                   f"A board of {board.rows} rows and {board.cols} columns; cells are named by column (a to "
+                   f"{last_col}) and row (1 to {board.rows}), from a1 to {last_col}{board.rows}."]
         for piece in self.model.pieces:
             out += ["", f"**{piece.name}** pieces" + (f" (shown as \"{piece.label}\")" if piece.label != piece.name
                                                      else "") + f": {self.expr(piece.per_player)} per player."]

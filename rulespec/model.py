@@ -77,11 +77,18 @@ class ZoneDef:
     span: SourceSpan
 
 
+MAX_BOARD_SIDE = 26  # cells are named by a letter (a to z) and a row number
+
+
 @dataclass(frozen=True)
 class BoardDef:
-    rows: int
+    rows: int  # the size written as a number; written as an expression: the largest board (26)
     cols: int
     span: SourceSpan
+    # the size written as an expression of options and num_players (`rows: option.size`),
+    # evaluated when a game is loaded
+    rows_rule: Any = None
+    cols_rule: Any = None
 
 
 @dataclass(frozen=True)
@@ -436,7 +443,17 @@ class _Builder:
         section = data.get("board")
         if not section:
             return None
-        return BoardDef(int(section["rows"]), int(section["cols"]), span_of(section) or _NOWHERE)
+        sizes: dict[str, int] = {}
+        rules: dict[str, Any] = {}
+        for key in ("rows", "cols"):
+            value = section[key]
+            if isinstance(value, str):  # an expression: its value is known when a game is loaded
+                rules[key] = self.expr(section, key)
+                sizes[key] = MAX_BOARD_SIDE
+            else:
+                sizes[key] = int(value)
+        return BoardDef(sizes["rows"], sizes["cols"], span_of(section) or _NOWHERE, rules.get("rows"),
+                        rules.get("cols"))
 
     def pieces(self, data: Any) -> tuple[PieceDef, ...]:
         section = data.get("pieces") or {}

@@ -9,6 +9,7 @@ import pytest
 
 import interpreter
 from interpreter import IllegalActionError, RuleError
+from rulespec import SpecError
 from tests.support import act, card_ids, labels, play_random, zone_names
 
 BASE = """
@@ -792,3 +793,52 @@ def test_random_over_a_list_longer_than_declared_is_a_rule_error():
     assert game.max_chance_outcomes == 6
     with pytest.raises(RuleError, match="has 9 outcomes here, more than the 6 the game declares"):
         state.apply_action(labels(state)["grow"])  # n = 3: 9 outcomes, more than the 6 declared
+
+
+# ---------------------------------------------------------------- a board whose size is an option
+
+_SIZED = """
+options:
+  size: {type: int, default: 3, min: 2, max: 20}
+board: {rows: option.size, cols: num_players + 1}
+pieces:
+  stone:
+    per_player: 1
+    start:
+      "2": [[a1], [c3]]
+round:
+  first: player(0)
+  turn:
+    - choose:
+        action: put
+        for: c in empty_cells()
+        label: "{c}"
+        do: [end game]
+match: {}
+"""
+
+
+@pytest.mark.parametrize("size", [3, 6])
+def test_the_board_size_can_be_an_expression_of_options_and_players(size):
+    """`rows: option.size`, `cols: num_players + 1`: evaluated when the game is loaded."""
+    game = make(_SIZED, options={"size": size})
+    board = game.link.board
+    assert (board.rows, board.cols) == (size, 3)
+    state = game.new_initial_state(0)
+    assert len(state.legal_actions()) == size * 3 - 2  # every cell but the two starting ones
+    assert "c3" in board.names and f"a{size}" in board.names
+
+
+def test_a_board_size_out_of_bounds_or_a_start_off_the_board_fails_when_the_game_is_loaded():
+    with pytest.raises(RuleError, match="the board would have 28 rows; it can have 1 to 26") as caught:
+        make(_SIZED.replace("rows: option.size", "rows: option.size * 2"), options={"size": 14})
+    # at the expression: line 7 of the text (BASE's three lines, then _SIZED's), after "board: {rows: "
+    assert (caught.value.span.line, caught.value.span.col) == (7, len("board: {rows: ") + 1)
+    with pytest.raises(RuleError, match="the starting cell 'c3' of stone is not on the 2x3 board"):
+        make(_SIZED, options={"size": 2})
+
+
+def test_a_board_size_may_only_read_options_and_the_player_count():
+    text = "\n".join(textwrap.dedent(p) for p in (BASE, _SIZED.replace("cols: num_players + 1", "cols: turn")))
+    with pytest.raises(SpecError, match="board.cols can only use num_players and options, not 'turn'"):
+        interpreter.game_from_text(text)
