@@ -220,6 +220,8 @@ def _player_field(name: str, obj: Fn, L: Any) -> Fn:
 
 
 def c_Index(node: A.Index, L: Any) -> Fn:
+    if L.info.ref(node).kind == "table":
+        return _table_entry(node, L)
     obj = ordered_list(node.obj, L, "a card's position")
     index = compile_expr(node.index, L)
     span = node.span
@@ -233,6 +235,28 @@ def c_Index(node: A.Index, L: Any) -> Fn:
             raise RuleError(f"index {i} is outside a list of {len(xs)} items", span) from None
 
     return item
+
+
+def _table_entry(node: A.Index, L: Any) -> Fn:
+    """``table[key]``: the entry of a named table; a key it does not have is a rule error."""
+    name = L.info.ref(node).name
+    entries = L.tables[name]
+    key = compile_expr(node.index, L)
+    span = node.span
+
+    def entry(s: Any, e: dict) -> Any:
+        k = key(s, e)
+        try:
+            return entries[k]
+        except (KeyError, TypeError):
+            shown = ", ".join(repr(x) for x in list(entries)[:8]) + (", ..." if len(entries) > 8 else "")
+            raise RuleError(f"table '{name}' has no entry {k!r} (its keys: {shown})", span) from None
+
+    if is_const(key):
+        k = const_value(key)
+        if k in entries:
+            return _const(entries[k])
+    return entry
 
 
 def ordered_list(node: Any, L: Any, what: str) -> Fn:

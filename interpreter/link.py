@@ -62,6 +62,7 @@ class Link:
         self._build_pieces()
         self._build_variables()
         self.defines = {d.name: d for d in self.model.defines}
+        self.tables = {t.name: dict(t.entries) for t in self.model.tables}
         self.procs: dict[str, ProcDef] = {p.name: p for p in self.model.procedures}
         self.rankings = {r.name: Ranking(r, self.cards.attrs) for r in self.model.rankings}
         self._define_bodies: dict[str, Callable[..., Any]] = {}

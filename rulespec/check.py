@@ -124,6 +124,8 @@ class Checker:
         self.procs = {p.name: p for p in model.procedures}
         self.actions = {a.action: a for a in model.actions}
         self.rankings = {r.name: r for r in model.rankings}
+        self.tables = {t.name: t for t in model.tables}
+        self.table_types: dict[str, tuple[str, str]] = {}  # table name -> (key type, value type)
         self.options = {o.name: o for o in model.options}
         self.piece_kinds = {p.name for p in model.pieces}
         self._define_stack: list[str] = []
@@ -144,7 +146,7 @@ class Checker:
 
     def known_names(self, scope: Scope) -> Iterable[str]:
         return itertools.chain(scope.all_names(), T.BUILTIN_NAMES, self.variables, self.zones, self.defines,
-                               self.rankings, ["option"])
+                               self.rankings, self.tables, ["option"])
 
     def too_deep(self, node: Any) -> bool:
         """Whether ``node`` lies deeper than MAX_NESTING (then it is reported, and not checked)."""
@@ -215,6 +217,9 @@ class Checker:
         if name in self.rankings:
             self.info.refs[id(node)] = Ref("ranking", name)
             return T.RANKING
+        if name in self.tables:
+            self.error(node.span, f"'{name}' is a table: read one entry with {name}[KEY]")
+            return T.ANY
         if name == "option":
             self.error(node.span, "write option.NAME to read an option")
             return T.ANY
@@ -291,6 +296,12 @@ class Checker:
         return T.ANY
 
     def expr_Index(self, node: A.Index, scope: Scope) -> str:
+        table = self.table_named(node.obj, scope)
+        if table is not None:
+            key_type, value_type = self.table_types.get(table, (T.ANY, T.ANY))
+            self.info.refs[id(node)] = Ref("table", table)
+            self.expect(node.index, self.expr(node.index, scope), key_type, f"a key of table '{table}'")
+            return value_type
         base = self.expr(node.obj, scope)
         index = self.expr(node.index, scope)
         if not T.iterable(base):
@@ -298,6 +309,13 @@ class Checker:
             return T.ANY
         self.expect(node.index, index, T.INT, "an index")
         return T.elem(base)
+
+    def table_named(self, node: Any, scope: Scope) -> str | None:
+        """The table ``node`` names (a bare name not hidden by a local or a variable), if any."""
+        if isinstance(node, A.Name) and node.id in self.tables and scope.lookup(node.id) is None \
+                and node.id not in self.variables:
+            return node.id
+        return None
 
     def expr_ListLit(self, node: A.ListLit, scope: Scope) -> str:
         item = T.NONE
@@ -1283,6 +1301,35 @@ def check_variables(c: Checker) -> None:
             c.expect(var.initial, got, T.VARIABLE_TYPES[var.type], f"the initial value of '{var.name}'")
 
 
+def check_tables(c: Checker) -> None:
+    """Each table: keys all texts or all whole numbers, values of one type, a name of its own."""
+    for table in c.m.tables:
+        if table.name in T.BUILTIN_NAMES or table.name in T.FUNCTIONS or table.name in c.zones \
+                or table.name in c.variables or table.name in c.defines:
+            c.error(table.span, f"table '{table.name}' hides a built-in, zone, variable or define of the same name")
+        keys = {T.INT if type(k) is int else T.STR for k, _ in table.entries}
+        values = {_table_value_type(v) for _, v in table.entries}
+        if len(keys) > 1:
+            c.error(table.span, f"table '{table.name}' mixes whole-number and text keys", "quote the numbers: '10'")
+        if values == {T.INT, T.NUM}:
+            values = {T.NUM}
+        if len(values) > 1:
+            words = " and ".join(sorted(T.describe(v) for v in values))
+            c.error(table.span, f"table '{table.name}' mixes {words} values")
+        c.table_types[table.name] = (keys.pop() if len(keys) == 1 else T.ANY,
+                                     values.pop() if len(values) == 1 else T.ANY)
+
+
+def _table_value_type(value: Any) -> str:
+    if type(value) is bool:
+        return T.BOOL
+    if type(value) is int:
+        return T.INT
+    if type(value) is float:
+        return T.NUM
+    return T.STR
+
+
 def check_defines(c: Checker) -> None:
     for define in c.m.defines:
         if define.name in T.FUNCTIONS or define.name in T.BUILTIN_NAMES:
@@ -1444,6 +1491,7 @@ def check_model(model: SpecModel, diags: Diagnostics, parse_failed: bool = False
     check_limits(c)
     check_cards(c)
     check_zones_board_pieces(c)
+    check_tables(c)
     check_variables(c)
     check_rankings(c)
     check_flow(c)

@@ -104,7 +104,8 @@ class Describer:
             out += ["", f"**Seats:** {', '.join(m.seat_names)} (in seat order)."]
         out.append("")
         for section in (self.options_section, self.cards_section, self.zones_section, self.board_section,
-                        self.variables_section, self.defines_section, self.rankings_section, self.match_section,
+                        self.variables_section, self.tables_section, self.defines_section, self.rankings_section,
+                        self.match_section,
                         self.round_section, self.actions_section, self.procedures_section, self.heuristic_section,
                         self.invariants_section, self.variants_section):
             lines = section()
@@ -227,6 +228,15 @@ class Describer:
             initial = self.expr(v.initial) if v.initial is not None else "none"
             reset = {"never": "never", "round": "at each round", "turn": "at each turn"}.get(v.reset, v.reset)
             out.append(f"| `{v.name}` | {v.type} | {per} | {_cell(initial)} | {reset} |")
+        return out
+
+    def tables_section(self) -> list[str]:
+        if not self.model.tables:
+            return []
+        out = ["## Tables", ""]
+        for table in self.model.tables:
+            entries = ", ".join(f"{key} → {value}" for key, value in table.entries)
+            out.append(f"- **{table.name}**: {entries} (read as `{table.name}[KEY]`).")
         return out
 
     def defines_section(self) -> list[str]:

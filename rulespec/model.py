@@ -77,6 +77,17 @@ class ZoneDef:
     span: SourceSpan
 
 
+def _table_key(key: Any) -> Any:
+    """A table's key as the rules compare it: a key written as a whole number (YAML keys reach
+    the model as text) is that number, anything else is text."""
+    if type(key) is int:
+        return key
+    text = str(key)
+    if text.lstrip("-").isdigit() and len(text) <= 18:
+        return int(text)
+    return text
+
+
 MAX_BOARD_SIDE = 26  # cells are named by a letter (a to z) and a row number
 
 
@@ -107,6 +118,15 @@ class VarDef:
     per: str | None
     initial: A.Expr | None
     reset: str
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class TableDef:
+    """A named lookup table: keys (texts or whole numbers) to values of one type."""
+
+    name: str
+    entries: tuple[tuple[Any, Any], ...]
     span: SourceSpan
 
 
@@ -237,6 +257,7 @@ class SpecModel:
     invariants: tuple[InvariantDef, ...]
     variants: tuple[VariantCase, ...]
     heuristic: A.Expr | None
+    tables: tuple[TableDef, ...] = ()
 
 
 DEFAULT_MAX_ACTIONS = 100_000
@@ -492,6 +513,14 @@ class _Builder:
                               str(body.get("reset", "never")), key_span(section, name) or _NOWHERE))
         return tuple(out)
 
+    def tables(self, data: Any) -> tuple[TableDef, ...]:
+        section = data.get("tables") or {}
+        out = []
+        for name, body in section.items():
+            entries = tuple((_table_key(key), value) for key, value in (body or {}).items())
+            out.append(TableDef(str(name), entries, key_span(section, name) or _NOWHERE))
+        return tuple(out)
+
     def defines(self, data: Any) -> tuple[DefineDef, ...]:
         section = data.get("define") or {}
         out = []
@@ -697,6 +726,7 @@ def build_model(data: Any, file: str, diags: Diagnostics) -> SpecModel:
         pieces=b.pieces(data),
         variables=b.variables(data),
         defines=b.defines(data),
+        tables=b.tables(data),
         procedures=b.procedures(data),
         actions=b.actions(data),
         rankings=b.rankings(data),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import textwrap
 
 import pytest
@@ -842,3 +843,62 @@ def test_a_board_size_may_only_read_options_and_the_player_count():
     text = "\n".join(textwrap.dedent(p) for p in (BASE, _SIZED.replace("cols: num_players + 1", "cols: turn")))
     with pytest.raises(SpecError, match="board.cols can only use num_players and options, not 'turn'"):
         interpreter.game_from_text(text)
+
+
+# ---------------------------------------------------------------- named tables
+
+_TABLES = """
+cards:
+  name: "{rank}"
+  list:
+    - family: {rank: [Ace, King, Jack]}
+zones:
+  deck: {}
+tables:
+  points: {Ace: 11, King: 4}
+  by_count: {1: 5, 2: 7, -1: 0}
+  odds: {low: 0.25, high: 1}
+round:
+  first: player(0)
+  turn:
+    - choose:
+        action: take
+        for: c in deck if c.rank != 'Jack' or JACK
+        label: "take {c} ({points[c.rank]})"
+        do:
+          - current.score += points[c.rank] + by_count[num_players] + by_count[-1]
+          - emit took(odds=odds['high'])
+          - end game
+match: {}
+"""
+
+
+def test_a_table_gives_a_value_for_each_key():
+    """Text keys, whole-number keys (written unquoted), number values: `NAME[KEY]`."""
+    game = make(_TABLES.replace("JACK", "false"))
+    state = game.new_initial_state(0)
+    assert sorted(state.action_to_string(a) for a in state.legal_actions()) == ["take Ace (11)", "take King (4)"]
+    state.apply_action(labels(state)["take Ace (11)"])
+    assert state.total[0] == 11 + 7 + 0
+    assert [e["odds"] for e in state.events if e["type"] == "took"] == [1]
+
+
+def test_a_key_the_table_lacks_is_a_rule_error_naming_the_table_and_its_keys():
+    game = make(_TABLES.replace("JACK", "true"))
+    with pytest.raises(RuleError, match=r"table 'points' has no entry 'Jack' \(its keys: 'Ace', 'King'\)"):
+        state = game.new_initial_state(0)
+        [state.action_to_string(a) for a in state.legal_actions()]
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("points: {Ace: 11, King: 4}", "points: {Ace: 11, 4: 4}", "table 'points' mixes whole-number and text keys"),
+    ("odds: {low: 0.25, high: 1}", "odds: {low: 0.25, high: yes}", "table 'odds' mixes"),
+    ("+ by_count[-1]", "+ count(points)", "'points' is a table: read one entry with points[KEY]"),
+    ("by_count[num_players]", "by_count['two']", "a key of table 'by_count' must be a whole number, not text"),
+    ("  odds:", "  deck:", "table 'deck' hides a built-in, zone, variable or define of the same name"),
+])
+def test_tables_are_checked(old, new, message):
+    text = "\n".join(textwrap.dedent(p) for p in (BASE, _TABLES.replace("JACK", "false")))
+    assert old in text
+    with pytest.raises(SpecError, match=re.escape(message)):
+        interpreter.game_from_text(text.replace(old, new, 1))
