@@ -40,6 +40,7 @@ CLOSURE_STATEMENTS = {
     "Flip": "a card or a list of cards: rare, and one call",
     "Emit": "an event is measured against the log's budget as it is made",
     "Place": "finds the player's next piece off the board",
+    "Next": "rare (once a turn at most), and one call",
     "For": "its bindings are a list of environments (the body runs once per assignment)",
     "Repeat": "a bounded loop with its own error when the bound is reached",
     "While": "a bounded loop with its own error when the bound is reached",

@@ -608,6 +608,19 @@ def s_Skip(node: A.Skip, L: Any) -> Stmt:
     return skip
 
 
+def s_Next(node: A.Next, L: Any) -> Stmt:
+    player = compile_expr(node.player, L)
+    span = node.span
+
+    def next_turn(s: Any, e: dict) -> None:
+        p = player(s, e)
+        if p is None:
+            raise RuleError("`next` names no player (none)", span)
+        s.next_seat = p
+
+    return next_turn
+
+
 # ------------------------------------------------------------------ pieces
 
 
@@ -832,7 +845,7 @@ def s_Choose(node: A.Choose, L: Any) -> Stmt:
 
 _STATEMENTS: dict[str, Callable[[Any, Any], Stmt]] = {
     "Move": s_Move, "Draw": s_Draw, "Deal": s_Deal, "Shuffle": s_Shuffle, "Flip": s_Flip, "Assign": s_Assign,
-    "Let": s_Let, "Emit": s_Emit, "End": s_End, "Skip": s_Skip, "Place": s_Place, "Remove": s_Remove,
+    "Let": s_Let, "Emit": s_Emit, "End": s_End, "Skip": s_Skip, "Next": s_Next, "Place": s_Place, "Remove": s_Remove,
     "CallProc": s_CallProc, "Pass": s_Pass, "If": s_If, "For": s_For, "Repeat": s_Repeat, "While": s_While,
     "Choose": s_Choose,
 }

@@ -724,6 +724,9 @@ class PhaseCode(Code):
             p = (s.dealer + 1) % n if self.first is None else self.first(s, {})
             if p is None:
                 raise RuleError("the phase's `first` player is none")
+        elif s.next_seat >= 0:  # a `next` statement chose who moves next
+            p = s.next_seat
+            s.next_seat = -1
         else:
             p = s.current
             if self.order == "left":

@@ -348,6 +348,7 @@ class Link:
         s.dirty = True
         s.round += 1
         s.turn = 0
+        s.next_seat = -1
         s.score = [0] * self.num_players
         self.reset_variables(s, "round")
         log_event(s, {"type": "round_start", "round": s.round}, self.model.round.span, 3)
@@ -456,6 +457,7 @@ class Link:
         s.turn = 0
         s.current = 0
         s.dealer = 0
+        s.next_seat = -1
         s.in_play = False
         s.ending = False
         s.stack = [[self.match_code, 0]]

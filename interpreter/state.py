@@ -94,6 +94,7 @@ class State:
     turn: Annotated[int, VALUE]
     current: Annotated[int, VALUE]
     dealer: Annotated[int, VALUE]
+    next_seat: Annotated[int, VALUE]  # the seat a `next` statement gave the next turn to; -1: the phase's order
     in_play: Annotated[bool, VALUE]  # turns are running (round end conditions apply)
     ending: Annotated[bool, VALUE]  # `end game` was reached
     stack: Annotated[list[list[Any]], FRAMES]  # frames: the continuation of the rules
@@ -234,6 +235,7 @@ class State:
         other.turn = self.turn
         other.current = self.current
         other.dealer = self.dealer
+        other.next_seat = self.next_seat
         other.in_play = self.in_play
         other.ending = self.ending
         other.stack = [_copy_frame(f) for f in self.stack]

@@ -198,6 +198,7 @@ class _Checker:
         nullable: set[str] = set()  # bound by `let` or as a parameter: may hold none
         looped: set[str] = set()  # bound by a loop over a list (`for`, a choice's parameters)
         self.skips = False  # does any rule make a player skip turns?
+        self.nexts = False  # does any rule give a player the next turn?
         self.nodes_at: dict[Any, list[Any]] = {}
         for root in _roots(self.link.model):
             for node in A.walk(root):
@@ -213,6 +214,8 @@ class _Checker:
                     looped.add(node.var)
                 elif isinstance(node, A.Skip):
                     self.skips = True
+                elif isinstance(node, A.Next):
+                    self.nexts = True
                 if isinstance(node, _STATEMENTS):
                     self.nodes_at.setdefault(node.span, []).append(node)
         for proc in self.link.model.procedures:
@@ -388,6 +391,11 @@ class _Checker:
             x = data[name]
             if not (_is_int(x) and 0 <= x < n):
                 raise _Bad(f"{name} is not a seat (0 to {n - 1}): {_short(repr(x), 40)}")
+        x = data["next_seat"]
+        if not (_is_int(x) and -1 <= x < n):
+            raise _Bad(f"next_seat is not a seat (0 to {n - 1}) or -1: {_short(repr(x), 40)}")
+        if x >= 0 and not self.nexts:
+            raise _Bad("next_seat: no rule of this game gives a player the next turn")
         for name in ("in_play", "ending", "over"):
             if type(data[name]) is not bool:
                 raise _Bad(f"{name} is not true or false")
@@ -740,8 +748,8 @@ def _counter(x: Any, what: str) -> None:
         raise _Bad(f"{what} is not a non-negative integer: {_short(repr(x), 40)}")
 
 
-_STATEMENTS = (A.Move, A.Draw, A.Deal, A.Shuffle, A.Flip, A.Assign, A.Let, A.Emit, A.End, A.Skip, A.Place, A.Remove,
-               A.CallProc, A.Pass, A.If, A.For, A.Repeat, A.While, A.Choose, A.Alternative)
+_STATEMENTS = (A.Move, A.Draw, A.Deal, A.Shuffle, A.Flip, A.Assign, A.Let, A.Emit, A.End, A.Skip, A.Next, A.Place,
+               A.Remove, A.CallProc, A.Pass, A.If, A.For, A.Repeat, A.While, A.Choose, A.Alternative)
 
 
 def _roots(model: Any) -> list[Any]:

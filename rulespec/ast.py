@@ -190,6 +190,13 @@ class Skip(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class Next(Node):
+    """`next P`: P takes the next turn, and the phase's order goes on from P."""
+
+    player: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class Place(Node):
     kind: str
     owner: Expr
@@ -259,7 +266,7 @@ class Choose(Node):
     prompt: str | None
 
 
-# A statement node: Move, Draw, Deal, Shuffle, Flip, Assign, Let, Emit, End, Skip, Place, Remove,
+# A statement node: Move, Draw, Deal, Shuffle, Flip, Assign, Let, Emit, End, Skip, Next, Place, Remove,
 # CallProc, Pass, If, For, Repeat, While or Choose.
 Stmt = Any
 

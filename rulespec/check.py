@@ -745,6 +745,10 @@ class Checker:
         self.expect(node.player, self.expr(node.player, scope), T.PLAYER, "who skips a turn")
         return 0
 
+    def stmt_Next(self, node: A.Next, scope: Scope, ctx: _Context) -> int:
+        self.expect(node.player, self.expr(node.player, scope), T.PLAYER, "who takes the next turn")
+        return 0
+
     def stmt_Place(self, node: A.Place, scope: Scope, ctx: _Context) -> int:
         if node.kind not in self.piece_kinds:
             self.error(node.span, f"unknown piece kind '{node.kind}'", did_you_mean(node.kind, self.piece_kinds))

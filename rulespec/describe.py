@@ -485,6 +485,9 @@ class Describer:
     def s_Skip(self, s: A.Skip, indent: str) -> str:
         return f"{self.expr(s.player)} skips their next turn"
 
+    def s_Next(self, s: A.Next, indent: str) -> str:
+        return f"{self.expr(s.player)} takes the next turn (and play goes on from them)"
+
     def s_Place(self, s: A.Place, indent: str) -> str:
         return f"place a {s.kind} of {self.expr(s.owner)} on {self.expr(s.cell)}"
 

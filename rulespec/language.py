@@ -505,6 +505,10 @@ class _ToAst(Transformer):
         return A.Skip(self.span(meta), children[0])
 
     @v_args(meta=True)
+    def next_stmt(self, meta: Any, children: list[Any]) -> A.Next:
+        return A.Next(self.span(meta), children[0])
+
+    @v_args(meta=True)
     def place_stmt(self, meta: Any, children: list[Any]) -> A.Place:
         return A.Place(self.span(meta), str(children[0]), children[1], children[2])
 

@@ -138,7 +138,7 @@ def test_generated_code_evaluates_like_the_closures(expr: str) -> None:
 SIMPLE = ["n += 1", "n = n * 2 - z", "z = n // 3", "current.score += n % 3", "held = top(deck)",
           "move held to pile", "move top deck to pile", "move top pile to deck", "emit tick(n=n, z=z, h=held)",
           "let a = n + 1", "flip pile face up", "n = count(deck) + count(pile)", "end round",
-          "z = 10 // (n - 3)", "picked = held", "z = picked.rank + 1"]
+          "z = 10 // (n - 3)", "picked = held", "z = picked.rank + 1", "next current", "skip current"]
 CONDITIONS = ["n > 2", "z == 0 or n < 0", "held != none", "count(deck) > 1", "picked.hot"]
 
 

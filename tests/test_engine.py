@@ -902,3 +902,69 @@ def test_tables_are_checked(old, new, message):
     assert old in text
     with pytest.raises(SpecError, match=re.escape(message)):
         interpreter.game_from_text(text.replace(old, new, 1))
+
+
+# ---------------------------------------------------------------- turn control: next
+
+_NEXT = """
+variables:
+  n: {type: int, initial: 0}
+round:
+  first: player(0)
+  turn:
+    - choose:
+        - action: again
+          label: again
+          do: [next current]
+        - action: back
+          label: back
+          do: [next right(current)]
+        - action: twice
+          label: twice
+          do: [next left(left(current)), next current]
+        - action: hop
+          label: hop
+          do: [skip left(current), next left(current)]
+        - action: pass
+          label: pass
+    - n += 1
+    - if: n >= 8
+      then: [end game]
+match: {}
+"""
+
+
+@pytest.mark.parametrize("moves, seats", [
+    (["again", "again", "pass"], [0, 0, 0, 1]),     # extra turns, then the order goes on
+    (["back", "pass", "pass"], [0, 2, 0, 1]),       # the order goes on from the chosen seat
+    (["twice", "pass"], [0, 0, 1]),                 # the last `next` of a turn counts
+    (["hop", "pass"], [0, 2, 0]),                   # a skip still applies to the seat chosen
+])
+def test_next_gives_a_player_the_next_turn(moves, seats):
+    game = make(_NEXT, players=3)
+    state = game.new_initial_state(0)
+    seen = [state.current_player()]
+    for move in moves:
+        act(state, move)
+        seen.append(state.current_player())
+    assert seen == seats
+
+
+def test_next_survives_a_saved_state_and_is_checked_when_loaded():
+    """`next` chosen, the turn still running (a decision after it): the choice is in the
+    state's data (`next_seat`), saved and restored with it."""
+    game = make(_NEXT.replace("    - n += 1", "    - choose:\n        action: ok\n        label: ok\n    - n += 1"),
+                players=3)
+    state = game.new_initial_state(0)
+    act(state, "back")
+    assert state.next_seat == 2 and state.current_player() == 0
+    restored = game.state_from_json(state.to_json())
+    act(restored, "ok")
+    assert restored.current_player() == 2
+    bad = state.to_json().replace('"next_seat":2', '"next_seat":7')
+    with pytest.raises(interpreter.StateError, match="next_seat is not a seat"):
+        game.state_from_json(bad)
+    plain = make(_NEXT.replace("next", "skip"), players=3)
+    forged = plain.new_initial_state(0).to_json().replace('"next_seat":-1', '"next_seat":1')
+    with pytest.raises(interpreter.StateError, match="no rule of this game gives a player the next turn"):
+        plain.state_from_json(forged)

@@ -68,6 +68,7 @@ NEVER_WAITS: dict[str, str] = {
     "Emit": "runs to completion",
     "End": "unwinds the stack at once",
     "Skip": "runs to completion",
+    "Next": "runs to completion",
     "Place": "runs to completion",
     "Remove": "runs to completion",
     "Pass": "does nothing",
