@@ -19,6 +19,7 @@ GAME_WORDS = [
     "puff puff", "roach", "hotbox", "declaring player", "blocker", "taker", "pawn", "tic-tac-toe",
     "tictactoe", "goofspiel", "reversi", "othello", "purple", "chronic", "one hitter",
     "pig",
+    "kalah", "mancala",
 ]
 
 
