@@ -18,7 +18,7 @@ GAME_WORDS = [
     "rolling papers", "lighter", "grinder", "bong", "munchies", "bogart", "buzzkill", "paranoia",
     "puff puff", "roach", "hotbox", "declaring player", "blocker", "taker", "pawn", "tic-tac-toe",
     "tictactoe", "goofspiel", "reversi", "othello", "purple", "chronic", "one hitter",
-    "pig",
+    "pig", "dots and boxes", "dots_and_boxes",
     "kalah", "mancala",
 ]
 
