@@ -24,6 +24,7 @@ Compared: High Hand against the hand-written yardstick ../shared/yardstick/highh
 sequential loop drives both), Reversi (games/reversi.yaml, when there is one) against
 OpenSpiel's C++ `othello`, Pig against OpenSpiel's C++ `pig` (its rolls drawn by the same
 loop from `chance_outcomes()`; ours, loaded with implicit chance, roll inside the rules),
+Kalah against `mancala` and Dots and Boxes against `dots_and_boxes` (C++; figures with no target),
 Highjack and IS-MCTS against the engine before. A missed target is reported with its profile
 (cProfile, top 15 by own time).
 """
@@ -469,6 +470,9 @@ def main() -> int:
         targets.append(versus_openspiel("reversi.yaml", "othello", "Reversi", 0.03, 10 * scale, 200 * scale, runs))
         # issue 14 asks every game's ratio to OpenSpiel, with no bound
         targets.append(versus_openspiel("pig.yaml", "pig", "Pig", None, 100 * scale, 1000 * scale, runs))
+        targets.append(versus_openspiel("kalah.yaml", "mancala", "Kalah", None, 100 * scale, 1000 * scale, runs))
+        targets.append(versus_openspiel("dots_and_boxes.yaml", "dots_and_boxes", "Dots and Boxes", None,
+                                        200 * scale, 2000 * scale, runs))
         progress("IS-MCTS")
         targets.append(mcts_before(base, base_note, 2 if args.quick else 3))
         progress("load and compile")
