@@ -23,7 +23,7 @@ for i, (lang, body) in enumerate(BLOCKS):
 
 
 def test_the_tutorial_has_its_steps_and_mistakes():
-    assert len(STEPS) == 5 and len(MISTAKES) == 2
+    assert len(STEPS) == 6 and len(MISTAKES) == 2
 
 
 @pytest.mark.parametrize("index", range(len(STEPS)))
@@ -48,7 +48,7 @@ def test_each_mistake_fails_with_the_error_shown(index):
 
 def test_the_python_snippet_runs(tmp_path, monkeypatch):
     code = next(body for lang, body in BLOCKS if lang == "python")
-    (tmp_path / "mygame.yaml").write_text(STEPS[-1], encoding="utf-8")
+    (tmp_path / "mygame.yaml").write_text(STEPS[4], encoding="utf-8")  # the snippet follows step 5
     monkeypatch.chdir(tmp_path)
     exec(compile(code, "tutorial.md", "exec"), {})
 
@@ -71,3 +71,15 @@ def test_step_four_scores_the_single_highest_bid():
     state.apply_action(bid("bid 5"))  # seat 0 bids 5 for the prize 5
     state.apply_action(bid("bid 1"))  # seat 1 bids 1
     assert state.scores() == [0, 0] and state.observation(0)["players"][0]["score"] == 5
+
+
+def test_step_six_a_corner_scores_the_table_value_and_gives_an_extra_turn():
+    game = interpreter.Game(compile_text(STEPS[5], "mygame.yaml"), 2, {"size": 4})
+    state = game.new_initial_state(0)
+    labels = {state.action_to_string(a): a for a in state.legal_actions()}
+    assert len(labels) == 16 and "claim a1 (3)" in labels and "claim b1 (2)" in labels and "claim b2 (1)" in labels
+    state.apply_action(labels["claim a1 (3)"])  # a corner: 3 points, and seat 0 plays again
+    assert state.current_player() == 0 and state.observation(0)["players"][0]["score"] == 3
+    labels = {state.action_to_string(a): a for a in state.legal_actions()}
+    state.apply_action(labels["claim b2 (1)"])  # an inner cell: the turn passes
+    assert state.current_player() == 1 and state.observation(0)["players"][0]["score"] == 4
