@@ -355,8 +355,10 @@ def s_Assign(node: A.Assign, L: Any) -> Stmt:
     assign = _assign(node, L)
     target = node.target
     kind = L.info.ref(target).kind
-    if kind == "var":
-        key: tuple[str, ...] = ("var", target.id)
+    if kind == "item":
+        key: tuple[str, ...] = ("var", target.obj.id)
+    elif kind == "var":
+        key = ("var", target.id)
     elif kind == "builtin":
         key = ("flow", target.id)
     elif kind == "pvar":
@@ -402,6 +404,8 @@ def _assign(node: A.Assign, L: Any) -> Stmt:
             _check_stored(s, v, limits, span)
             return v
     grows = type_of(node.value, L) not in (T.INT, T.BOOL)
+    if ref.kind == "item":
+        return _assign_item(node, L, value, grows)
     if ref.kind in ("var", "builtin"):
         if ref.kind == "builtin":
             def set_dealer(s: Any, e: dict) -> None:
@@ -472,6 +476,43 @@ def _assign(node: A.Assign, L: Any) -> Stmt:
             col[p] += sign * value(s, e)
 
     return add_field
+
+
+def _assign_item(node: A.Assign, L: Any, value: Fn, grows: bool) -> Stmt:
+    """``xs[i] = v`` (``+=``, ``-=``) on a list variable: the variable gets a new list (a value
+    never shares its list with another), so the work is the list's length."""
+    name = node.target.obj.id
+    slot = L.var_slots[name]
+    index = compile_expr(node.target.index, L)
+    op = node.op
+    limits = L.limits
+    span = node.span
+    nested = _may_nest(type_of(node.value, L))
+
+    def set_item(s: Any, e: dict) -> None:
+        xs = s.g[slot]
+        if type(xs) is not list:
+            raise RuleError(f"'{name}' holds no list here, so it has no items to set", span)
+        i = index(s, e)
+        if type(i) is not int or not -len(xs) <= i < len(xs):
+            raise RuleError(f"index {i} is outside '{name}' ({len(xs)} items)", span)
+        v = value(s, e)
+        new = list(xs)
+        if len(new) > SMALL:
+            spend(s, len(new), span)
+        if op == "=":
+            new[i] = v
+        else:
+            old = new[i]
+            if type(old) not in (int, float) or type(v) not in (int, float) or type(old) is bool:
+                raise RuleError(f"'{op}' needs numbers: item {i} of '{name}' is {old!r}", span)
+            total = old + v if op == "+=" else old - v
+            new[i] = check_grown(s, total, limits, span) if grows or type(total) is float else total
+        if nested:
+            _check_stored(s, new, limits, span)
+        s.g[slot] = new
+
+    return set_item
 
 
 def s_Let(node: A.Let, L: Any) -> Stmt:

@@ -682,8 +682,18 @@ class Checker:
                            did_you_mean(target.name, list(self.pvars) + ["score", "total"])
                            or "declare it under `variables:` with `per: player`")
                 return 0
+        elif isinstance(target, A.Index) and isinstance(target.obj, A.Name) and target.obj.id in self.variables \
+                and scope.lookup(target.obj.id) is None:
+            name = target.obj.id
+            whole = T.VARIABLE_TYPES[self.variables[name].type]
+            if not (T.is_list(whole) or whole == T.ANY):
+                self.error(target.span, f"only a list's items can be set: '{name}' is {T.describe(whole)}")
+                return 0
+            self.info.refs[id(target)] = Ref("item", name)
+            self.expect(target.index, self.expr(target.index, scope), T.INT, "an index")
+            want = T.elem(whole) if T.is_list(whole) else T.ANY
         else:
-            self.error(target.span, "only variables can be assigned")
+            self.error(target.span, "only variables, and the items of list variables, can be assigned")
             return 0
         if node.op in ("+=", "-="):
             if T.is_list(want):
@@ -942,6 +952,8 @@ _CTX_WORDS = {
 
 
 def _target_name(node: Any) -> str:
+    if isinstance(node, A.Index):
+        return f"{_target_name(node.obj)}[...]"
     return node.id if isinstance(node, A.Name) else getattr(node, "name", "?")
 
 

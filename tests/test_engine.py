@@ -968,3 +968,67 @@ def test_next_survives_a_saved_state_and_is_checked_when_loaded():
     forged = plain.new_initial_state(0).to_json().replace('"next_seat":-1', '"next_seat":1')
     with pytest.raises(interpreter.StateError, match="no rule of this game gives a player the next turn"):
         plain.state_from_json(forged)
+
+
+# ---------------------------------------------------------------- setting one item of a list
+
+_ITEMS = """
+variables:
+  pits: {type: value, initial: "[4, 4, 4]"}
+  names: {type: players, initial: "[player(0), player(1)]"}
+  n: {type: int, initial: 0}
+round:
+  first: player(0)
+  turn:
+    - choose:
+        - action: sow
+          label: sow
+          do:
+            - let before = pits
+            - pits[1] += pits[0]
+            - pits[0] = 0
+            - pits[-1] -= 1
+            - emit sown(before=before, after=pits)
+        - action: swap
+          label: swap
+          do: ["names[0] = player(1)"]
+        - action: far
+          label: far
+          do: ["pits[INDEX] = 1"]
+    - n += 1
+    - if: n >= 2
+      then: [end game]
+match: {}
+"""
+
+
+def test_an_item_of_a_list_variable_can_be_set():
+    """`pits[1] += pits[0]`, `pits[0] = 0`, `pits[-1] -= 1`; a `let` holding the list before
+    keeps its value (a list variable gets a new list, never a shared one)."""
+    game = make(_ITEMS.replace("INDEX", "1"))
+    state = game.new_initial_state(0)
+    act(state, "sow")
+    assert state.g[0] == [0, 8, 3]
+    (event,) = [e for e in state.events if e["type"] == "sown"]
+    assert event["before"] == [4, 4, 4] and event["after"] == [0, 8, 3]
+    act(state, "swap")
+    assert state.g[1] == [1, 1]
+
+
+def test_setting_an_item_outside_the_list_is_a_rule_error():
+    game = make(_ITEMS.replace("INDEX", "3"))
+    state = game.new_initial_state(0)
+    with pytest.raises(RuleError, match=r"index 3 is outside 'pits' \(3 items\)"):
+        act(state, "far")
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ('"pits[INDEX] = 1"', '"n[0] = 1"', "only a list's items can be set: 'n' is a whole number"),
+    ('"pits[INDEX] = 1"', '"pits[\'a\'] = 1"', "an index must be a whole number, not text"),
+    ('"names[0] = player(1)"', '"names[0] = 3"', "the value of 'names[...]' must be a player"),
+])
+def test_setting_an_item_is_checked(old, new, message):
+    text = "\n".join(textwrap.dedent(p) for p in (BASE, _ITEMS))
+    assert old in text
+    with pytest.raises(SpecError, match=re.escape(message)):
+        interpreter.game_from_text(text.replace(old, new, 1))
