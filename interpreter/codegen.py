@@ -111,6 +111,7 @@ class Codegen:
         self.enabled = self.mode in ("on", "strict")
         self.units: list[Unit] = []
         self._closures: dict[int, Fn] = {}
+        self._generated: dict[int, Fn] = {}
         self._closures_only = 0
         self._defines: dict[str, Callable[..., Any]] = {}
         self.generate_block: Callable[[Codegen, Any], Any] | None = None  # installed by the link
@@ -125,10 +126,15 @@ class Codegen:
         """``node`` compiled: its reference closure, or generated code."""
         if not self.enabled or self._closures_only:
             return self._reference(node)
-        ref = self.reference(node)
-        if is_const(ref) or local_name(ref) is not None or _size(node) < _MIN_NODES:
-            return ref
-        return self._unit_for(node, ref)
+        fn = self._generated.get(id(node))
+        if fn is None:  # once per node: a condition is compiled where it is tested and where it runs
+            ref = self.reference(node)
+            if is_const(ref) or local_name(ref) is not None or _size(node) < _MIN_NODES:
+                fn = ref
+            else:
+                fn = self._unit_for(node, ref)
+            self._generated[id(node)] = fn
+        return fn
 
     @property
     def generating(self) -> bool:

@@ -25,7 +25,7 @@ from rulespec import ast as A
 from rulespec import types as T
 
 from .codegen import Codegen, _Writer
-from .effects import PYTHON_ERRORS, EndSignal, compile_simple, rule_failure, splice_constant_ifs
+from .effects import PYTHON_ERRORS, EndSignal, LateProcedure, compile_simple, rule_failure, splice_constant_ifs
 from .errors import RuleError
 from .expressions import compile_expr, is_const, type_of
 from .state import move_card, move_piece
@@ -299,30 +299,13 @@ class _Statements:
         self.put(indent, "if s.ops < 0:")
         self.put(indent + 1, f"_ov(s, {self.w.name_of(stmt.span)})")
         env = ", ".join(f"{self.w.name_of(p)}: {self.value(a)}" for p, a in zip(params, stmt.args))
-        self.put(indent, f"{self.w.name_of(_LateProc(L, name))}(s, {{{env}}})")
+        self.put(indent, f"{self.w.name_of(LateProcedure(L, name))}(s, {{{env}}})")
         return True
 
 
 def _marks(L: Any, key: tuple[str, ...]) -> bool:
     """Does a write of ``key`` change what the round's end conditions read (mark the state dirty)?"""
     return key in L.end_watch
-
-
-class _LateProc:
-    """A procedure's closure, found when first called (procedures may call each other)."""
-
-    __slots__ = ("L", "name", "fn")
-
-    def __init__(self, L: Any, name: str):
-        self.L = L
-        self.name = name
-        self.fn: Any = None
-
-    def __call__(self, s: Any, e: dict) -> None:
-        fn = self.fn
-        if fn is None:
-            fn = self.fn = self.L.proc_closure(self.name)
-        fn(s, e)
 
 
 def has_own_errors(node: Any, L: Any) -> bool:

@@ -716,6 +716,24 @@ def _remove(node: A.Remove, L: Any) -> Stmt:
 # ------------------------------------------------------------------ control
 
 
+class LateProcedure:
+    """A procedure's closure, found when first called (procedures may call each other, so
+    it may not exist yet when the call is compiled)."""
+
+    __slots__ = ("L", "name", "fn")
+
+    def __init__(self, L: Any, name: str):
+        self.L = L
+        self.name = name
+        self.fn: Stmt | None = None
+
+    def __call__(self, s: Any, e: dict) -> None:
+        fn = self.fn
+        if fn is None:
+            fn = self.fn = self.L.proc_closure(self.name)
+        fn(s, e)
+
+
 def s_CallProc(node: A.CallProc, L: Any) -> Stmt:
     args = [compile_expr(a, L) for a in node.args]
     target = node.target
@@ -723,12 +741,7 @@ def s_CallProc(node: A.CallProc, L: Any) -> Stmt:
     if L.info.ref(target).kind == "proc":
         name = target.id
         params = L.procs[name].params
-        resolved: list[Stmt] = []
-
-        def proc() -> Stmt:
-            if not resolved:
-                resolved.append(L.proc_closure(name))
-            return resolved[0]
+        run = LateProcedure(L, name)
 
         # each call costs one unit: a procedure calling another twice, 40 deep, must not run
         # 2**40 times for free
@@ -737,7 +750,7 @@ def s_CallProc(node: A.CallProc, L: Any) -> Stmt:
                 s.ops -= 1
                 if s.ops < 0:
                     overrun(s, span)
-                proc()(s, {})
+                run(s, {})
 
             return call_plain
         if len(params) == 1:
@@ -748,7 +761,7 @@ def s_CallProc(node: A.CallProc, L: Any) -> Stmt:
                 s.ops -= 1
                 if s.ops < 0:
                     overrun(s, span)
-                proc()(s, {p0: a0(s, e)})
+                run(s, {p0: a0(s, e)})
 
             return call_one
 
@@ -756,7 +769,7 @@ def s_CallProc(node: A.CallProc, L: Any) -> Stmt:
             s.ops -= 1
             if s.ops < 0:
                 overrun(s, span)
-            proc()(s, {p: a(s, e) for p, a in zip(params, args)})
+            run(s, {p: a(s, e) for p, a in zip(params, args)})
 
         return call_static
     which = compile_expr(target, L)

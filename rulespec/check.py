@@ -1098,13 +1098,17 @@ def _check_option_expr(c: Checker, opt: Any, expr: Any, key: str, want: Any, wha
     hint = None
     if key != "auto":
         hint = "a bound is a number, or an expression such as `num_players // 2` or `option.NAME`"
+    _check_before_the_game(c, expr, f"an option's {what_key}", "other options", hint, want, what)
+
+
+def _check_before_the_game(c: Checker, expr: Any, subject: str, others: str, hint: str | None, want: Any,
+                           what: str) -> None:
+    """An expression known before the game starts: it reads only num_players and options."""
     for node in A.walk(expr):
         if isinstance(node, A.Name) and node.id not in ("num_players", "option"):
-            c.error(node.span, f"an option's {what_key} can only use num_players and other options, not '{node.id}'",
-                    hint)
+            c.error(node.span, f"{subject} can only use num_players and {others}, not '{node.id}'", hint)
             return
-    got = c.expr(expr, Scope({"num_players": T.INT}))
-    c.expect(expr, got, want, what)
+    c.expect(expr, c.expr(expr, Scope({"num_players": T.INT})), want, what)
 
 
 def check_cards(c: Checker) -> None:
@@ -1289,12 +1293,8 @@ def check_zones_board_pieces(c: Checker) -> None:
 
 def _check_static_size(c: Checker, expr: Any, what: str) -> None:
     """A size written as an expression: a whole number known before the game starts."""
-    for node in A.walk(expr):
-        if isinstance(node, A.Name) and node.id not in ("num_players", "option"):
-            c.error(node.span, f"{what} can only use num_players and options, not '{node.id}'",
-                    "write a number, or an expression such as `option.size` or `num_players + 4`")
-            return
-    c.expect(expr, c.expr(expr, Scope({"num_players": T.INT})), T.INT, what)
+    _check_before_the_game(c, expr, what, "options",
+                           "write a number, or an expression such as `option.size` or `num_players + 4`", T.INT, what)
 
 
 def _players_text(players: tuple[int, ...]) -> str:
