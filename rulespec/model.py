@@ -306,10 +306,7 @@ class _Builder:
         if isinstance(item, str):
             return parse_stmt(item, self.diags, span)
         if "if" in item:
-            cond = self.expr(item, "if")
-            then = self.block(item, "then")
-            orelse = self.block(item, "else")
-            return A.If(span, cond, then, orelse) if cond is not None else None
+            return self.if_statement(item, span)
         if "choose" in item:
             return self.choose(item, span)
         if "for" in item:
@@ -334,6 +331,22 @@ class _Builder:
             to = self.expr(item, "to") if "to" in item else None
             return A.Emit(span, str(item["emit"]), tuple(fields), to)
         return None
+
+    def if_statement(self, item: Any, span: SourceSpan) -> A.If | None:
+        """``if`` / ``then`` / ``elif`` / ``else``: each ``elif`` entry becomes an ``if`` in the
+        ``else`` of the one before it, so later stages know only ``if``/``else``."""
+        cond = self.expr(item, "if")
+        then = self.block(item, "then")
+        elifs = item.get("elif")
+        branches = []
+        for i, entry in enumerate(elifs if isinstance(elifs, list) else []):
+            if isinstance(entry, dict):
+                branches.append((value_span(elifs, i) or span, self.expr(entry, "if"), self.block(entry, "then")))
+        orelse = self.block(item, "else")
+        for entry_span, entry_cond, entry_then in reversed(branches):
+            if entry_cond is not None:
+                orelse = A.Block(entry_span, (A.If(entry_span, entry_cond, entry_then, orelse),))
+        return A.If(span, cond, then, orelse) if cond is not None else None
 
     def alternative(self, body: Any, name: str, span: SourceSpan) -> A.Alternative:
         bindings = None

@@ -1032,3 +1032,50 @@ def test_setting_an_item_is_checked(old, new, message):
     assert old in text
     with pytest.raises(SpecError, match=re.escape(message)):
         interpreter.game_from_text(text.replace(old, new, 1))
+
+
+# ---------------------------------------------------------------- elif
+
+_ELIF = """
+variables:
+  n: {type: int, initial: 0}
+  grade: {type: str, initial: "'-'"}
+round:
+  turn:
+    - choose:
+        action: pick
+        for: k in [0, 1, 2, 3]
+        label: "{k}"
+        do:
+          - if: k == 0
+            then: [grade = "zero"]
+            elif:
+              - if: k == 1
+                then: [grade = "one"]
+              - if: k <= 2
+                then: [grade = "two"]
+            else: [grade = "many"]
+    - end game
+match: {}
+"""
+
+
+@pytest.mark.parametrize("k, grade", [(0, "zero"), (1, "one"), (2, "two"), (3, "many")])
+def test_elif_tries_its_conditions_in_order_and_else_runs_when_none_holds(k, grade):
+    state = make(_ELIF).new_initial_state(0)
+    act(state, str(k))
+    assert state.observation(0, events=False)["variables"]["grade"] == grade
+
+
+def test_an_elif_condition_is_checked_at_its_own_position():
+    text = "\n".join(textwrap.dedent(p) for p in (BASE, _ELIF)).replace("k <= 2", "k <= 'a'")
+    with pytest.raises(SpecError) as info:
+        interpreter.game_from_text(text, path="elif.yaml")
+    line = text.splitlines().index("              - if: k <= 'a'") + 1
+    assert f"elif.yaml:{line}:" in str(info.value)
+
+
+def test_an_elif_entry_needs_if_and_then():
+    text = "\n".join(textwrap.dedent(p) for p in (BASE, _ELIF)).replace('then: [grade = "one"]', "")
+    with pytest.raises(SpecError, match="then"):
+        interpreter.game_from_text(text, path="elif.yaml")
