@@ -114,7 +114,7 @@ class Codegen:
         self._generated: dict[int, Fn] = {}
         self._closures_only = 0
         self._defines: dict[str, Callable[..., Any]] = {}
-        self.generate_block: Callable[[Codegen, Any], Any] | None = None  # installed by the link
+        self.generate_block: Callable[[Codegen, Any, bool], Any] | None = None  # installed by the link
         self._helpers: dict[str, Any] = {
             "_ch": _charge, "_wi": _within, "_cg": check_grown, "_ov": overrun, "_ld": list_difference,
             "_mx": _extreme(max), "_mn": _extreme(min),
@@ -141,11 +141,11 @@ class Codegen:
         """Is code generated now (not a reference closure being built)?"""
         return self.enabled and not self._closures_only
 
-    def block(self, block: Any) -> Any:
+    def block(self, block: Any, own_scope: bool = True) -> Any:
         """A block that cannot wait as one generated function, or None (use its closure)."""
         if self.generate_block is None or not self.generating:
             return None
-        return self.generate_block(self, block)
+        return self.generate_block(self, block, own_scope)
 
     def reference(self, node: Any) -> Fn:
         """The closure of ``node`` (its children closures too): the reference implementation."""

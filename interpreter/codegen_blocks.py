@@ -30,7 +30,7 @@ from .errors import RuleError
 from .expressions import compile_expr, is_const, type_of
 from .state import move_card, move_piece
 
-__all__ = ["generate_block", "generate_block_step", "has_own_errors", "CLOSURE_STATEMENTS"]
+__all__ = ["generate_block", "generate_block_step", "hand_back", "has_own_errors", "CLOSURE_STATEMENTS"]
 
 # statement classes with no form in line: a generated block calls their closure (``effects``)
 CLOSURE_STATEMENTS = {
@@ -56,6 +56,12 @@ def _done(s: Any) -> None:
     s.stack.pop()
 
 
+def hand_back(s: Any) -> None:
+    """The body of a `repeat` has run to its end: its env goes to the repeat's frame."""
+    frame = s.stack.pop()
+    s.stack[-1].append(frame[2])
+
+
 def _fail(message: str, span: Any) -> None:
     raise RuleError(message, span)
 
@@ -71,17 +77,17 @@ def _move_piece_checked(s: Any, x: Any, c: Any, span: Any) -> None:
 
 
 _HELPERS = {"_rf": rule_failure, "_perr": PYTHON_ERRORS, "_fail": _fail, "_endr": _end_round, "_sig": EndSignal,
-            "_mvc": move_card, "_done": _done, "_mvp": _move_piece_checked}
+            "_mvc": move_card, "_done": _done, "_back": hand_back, "_mvp": _move_piece_checked}
 
 
-def generate_block(gen: Codegen, block: A.Block) -> Any:
+def generate_block(gen: Codegen, block: A.Block, own_scope: bool = True) -> Any:
     """A block that cannot wait, as one generated function ``f(state, env)``; None when the
     closure engine's block is as good (an empty block, or one statement it calls anyway)."""
     stmts = splice_constant_ifs(block.stmts, gen.L)
     if not stmts:
         return None
     writer = _Statements(gen)
-    scoped = any(isinstance(stmt, A.Let) for stmt in stmts)
+    scoped = own_scope and any(isinstance(stmt, A.Let) for stmt in stmts)
     handler = len(stmts) > 1 or scoped or writer.check is not None
     if not handler:
         return None
@@ -96,7 +102,8 @@ def generate_block(gen: Codegen, block: A.Block) -> Any:
     return gen.load(f"b{len(gen.units)}", lines, {**_HELPERS, **writer.w.names}, "_b")
 
 
-def generate_block_step(gen: Codegen, block: A.Block, stmts: list[Any], waiting: list[Any], checked: bool) -> Any:
+def generate_block_step(gen: Codegen, block: A.Block, stmts: list[Any], waiting: list[Any], checked: bool,
+                        hands_back: bool = False) -> Any:
     """``step(state, frame)`` of a block that can wait: statement ``i`` runs when ``frame[1] <= i``;
     a waiting statement (``waiting[i]``: its entry function) saves ``i + 1`` first and returns.
     None for an empty block."""
@@ -117,7 +124,7 @@ def generate_block_step(gen: Codegen, block: A.Block, stmts: list[Any], waiting:
         writer.check_end(3, resume=i + 1)
     lines = ["def _s(s, frame):", "    e = frame[2]", "    _pc = frame[1]", "    _n = _pc", "    try:",
              *writer.lines_taken(), "    except _perr as _x:", "        raise _rf(_x, _sp[_n]) from None",
-             "    _done(s)"]
+             "    _back(s)" if hands_back else "    _done(s)"]
     writer.w.names["_sp"] = writer.spans
     return gen.load(f"s{len(gen.units)}", lines, {**_HELPERS, **writer.w.names}, "_s")
 

@@ -96,19 +96,26 @@ def python_error_text(exc: Exception) -> str:
     return text
 
 
-def compile_block_closure(block: A.Block, L: Any) -> Stmt:
+def binds_names(block: A.Block) -> bool:
+    """Whether a block binds names of its own (a `let` among its statements)."""
+    return any(isinstance(stmt, A.Let) for stmt in block.stmts)
+
+
+def compile_block_closure(block: A.Block, L: Any, own_scope: bool = True) -> Stmt:
     """A whole block as one closure (the block must not wait for anything).
 
     Python errors of its statements become RuleErrors naming the statement (a block
-    of one statement leaves that to the enclosing block).
+    of one statement leaves that to the enclosing block). The names it binds with `let`
+    go to a copy of the env, unless ``own_scope`` is false (the caller passes a copy it
+    reads afterwards: a `repeat` whose `until` sees them).
     """
-    generated = L.codegen.block(block)
+    generated = L.codegen.block(block, own_scope)
     if generated is not None:
         return generated
     stmts = splice_constant_ifs(block.stmts, L)
     fns = tuple(compile_simple(stmt, L) for stmt in stmts)
     spans = tuple(stmt.span for stmt in stmts)
-    scoped = any(isinstance(stmt, A.Let) for stmt in stmts)
+    scoped = own_scope and any(isinstance(stmt, A.Let) for stmt in stmts)
     check = L.end_check
     if not fns:
         return _noop
@@ -855,10 +862,25 @@ def s_For(node: A.For, L: Any) -> Stmt:
 
 
 def s_Repeat(node: A.Repeat, L: Any) -> Stmt:
-    body = compile_block_closure(node.body, L)
     until = compile_expr(node.until, L)
     limit = node.max or L.loop_limit
     span = node.span
+    if binds_names(node.body):
+        body = compile_block_closure(node.body, L, own_scope=False)
+
+        def repeat_scoped(s: Any, e: dict) -> None:
+            for _ in range(limit):
+                s.ops -= 1
+                if s.ops < 0:
+                    overrun(s, span)
+                inner = dict(e)  # the body's names, which `until` sees
+                body(s, inner)
+                if until(s, inner):
+                    return
+            raise RuleError(f"`repeat` ran {limit} times without its `until` becoming true", span)
+
+        return repeat_scoped
+    body = compile_block_closure(node.body, L)
 
     def repeat(s: Any, e: dict) -> None:
         for _ in range(limit):

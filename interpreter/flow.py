@@ -27,13 +27,14 @@ from rulespec.check import CHANCE as CHANCE_BIT
 from rulespec.check import CHOICE as CHOICE_BIT
 
 from .budget import SMALL, log_event, overrun, spend, start_step
-from .codegen_blocks import generate_block_step
+from .codegen_blocks import generate_block_step, hand_back
 from .codegen_choices import generate_collector
 from .effects import (
     PYTHON_ERRORS,
     TOP,
     EndSignal,
     bindings_iterator,
+    binds_names,
     compile_block_closure,
     compile_simple,
     deal_targets,
@@ -170,6 +171,9 @@ class BlockCode(Code):
         self.stmts: tuple[tuple[Callable[[State, dict], Any], bool], ...] = ()
         self.check: Callable[[State], bool] | None = None
         self.span = span
+        # the body of a `repeat` whose `until` reads the body's names: at its end the block
+        # hands its env to the repeat's frame (see RepeatCode.step)
+        self.hands_back = False
 
     def step(self, s: State, frame: list) -> None:
         stmts = self.stmts
@@ -194,7 +198,10 @@ class BlockCode(Code):
                     return
         except PYTHON_ERRORS as exc:
             raise rule_failure(exc, self.spans[pc - 1]) from None
-        s.stack.pop()
+        if self.hands_back:
+            hand_back(s)
+        else:
+            s.stack.pop()
 
 
 class ForCode(Code):
@@ -227,7 +234,10 @@ class RepeatCode(Code):
 
     def step(self, s: State, frame: list) -> None:
         count = frame[1]
-        if count > 0 and self.until(s, frame[2]):
+        # the body's env, handed back by the body as it ended (never saved: this step
+        # follows the body's end within the same step of the rules)
+        env = frame.pop() if len(frame) > 3 else frame[2]
+        if count > 0 and self.until(s, env):
             s.stack.pop()
             return
         if count >= self.limit:
@@ -788,8 +798,9 @@ def waits(node: Any, L: Any) -> bool:
     return bool(bits & mask)
 
 
-def compile_block_code(block: A.Block, L: Any, checked: bool = True) -> int:
+def compile_block_code(block: A.Block, L: Any, checked: bool = True, hands_back: bool = False) -> int:
     code = BlockCode(block.span)
+    code.hands_back = hands_back
     index = L.add_code(code)
     fill_block(code, block, L, checked)
     return index
@@ -808,7 +819,7 @@ def fill_block(code: BlockCode, block: A.Block, L: Any, checked: bool = True) ->
     code.stmts = tuple(stmts)
     if L.codegen.generating:
         waiting = [fn if not simple else None for fn, simple in stmts]
-        step = generate_block_step(L.codegen, block, spliced, waiting, checked)
+        step = generate_block_step(L.codegen, block, spliced, waiting, checked, code.hands_back)
         if step is not None:
             code.step = step  # type: ignore[method-assign]
 
@@ -836,7 +847,7 @@ def compile_waiting(node: Any, L: Any) -> Callable[[State, dict], None]:
         repeat.until = compile_expr(node.until, L)
         repeat.limit = node.max or L.loop_limit
         repeat.span = node.span
-        repeat.body = compile_block_code(node.body, L)
+        repeat.body = compile_block_code(node.body, L, hands_back=binds_names(node.body))
         return L.add_code(repeat, entered=True)
     if kind == "While":
         loop = WhileCode()

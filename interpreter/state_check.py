@@ -576,8 +576,11 @@ class _Checker:
             raise _Bad(f"the loop's count is not 1 to {code.limit}")
         node = self._statement(code.span)
         needs = self.required(self.codes[code.body], 0)
-        if node is not None:
-            needs = needs | self._free_names([node.until if isinstance(node, A.Repeat) else node.cond])
+        if isinstance(node, A.Repeat):
+            own = {stmt.name for stmt in node.body.stmts if isinstance(stmt, A.Let)}
+            needs = needs | (self._free_names([node.until]) - own)
+        elif node is not None:
+            needs = needs | self._free_names([node.cond])
         self.env(frame[2], "env", needs)
 
     def _draw_frame(self, code: Any, frame: list, exempt: frozenset[str]) -> None:

@@ -572,9 +572,10 @@ class Checker:
         self._note_height(MAX_DEFINE_DEPTH)
 
     # ------------------------------------------------------------------ statements
-    def block(self, block: A.Block, scope: Scope, ctx: _Context) -> int:
-        """Check a block; returns CHOICE/CHANCE bits when it may wait for a decision or chance."""
-        inner = scope.child()
+    def block(self, block: A.Block, scope: Scope, ctx: _Context, inner: Scope | None = None) -> int:
+        """Check a block (its own names in ``inner``, a new child scope unless given); returns
+        CHOICE/CHANCE bits when it may wait for a decision or chance."""
+        inner = scope.child() if inner is None else inner
         suspends = 0
         for stmt in block.stmts:
             suspends |= self.stmt(stmt, inner, ctx)
@@ -876,8 +877,9 @@ class Checker:
         return self.block(node.body, inner, ctx)
 
     def stmt_Repeat(self, node: A.Repeat, scope: Scope, ctx: _Context) -> int:
-        suspends = self.block(node.body, scope, ctx)
-        self.expect(node.until, self.expr(node.until, scope), T.BOOL, "the condition of `until`")
+        inner = scope.child()  # `until` sees the names the body binds with `let`
+        suspends = self.block(node.body, scope, ctx, inner)
+        self.expect(node.until, self.expr(node.until, inner), T.BOOL, "the condition of `until`")
         return suspends
 
     def stmt_While(self, node: A.While, scope: Scope, ctx: _Context) -> int:

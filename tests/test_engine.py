@@ -1079,3 +1079,56 @@ def test_an_elif_entry_needs_if_and_then():
     text = "\n".join(textwrap.dedent(p) for p in (BASE, _ELIF)).replace('then: [grade = "one"]', "")
     with pytest.raises(SpecError, match="then"):
         interpreter.game_from_text(text, path="elif.yaml")
+
+
+# ---------------------------------------------------------------- let names in until
+
+_UNTIL = """
+cards:
+  list: [{name: a, n: 1}, {name: b, n: 2}, {name: c, n: 3}, {name: d, n: 4}]
+zones:
+  pile: {visibility: hidden}
+  table: {visibility: public}
+variables:
+  drawn: {type: int, initial: 0}
+round:
+  setup:
+    - repeat:
+        - let top_card = top(pile)
+        - move top pile to table
+        - drawn += 1
+      until: top_card.n >= LIMIT
+  turn:
+    - repeat:
+        - let k = drawn
+        - choose:
+            action: more
+            label: more
+            do: [drawn += 1]
+      until: k >= 6
+    - end game
+match: {}
+"""
+
+
+def test_until_sees_the_names_its_body_binds_with_let():
+    """A `repeat` without a decision (a closure) and one with a decision in its body (frames):
+    both stop on a name bound by `let` in the body."""
+    game = make(_UNTIL.replace("LIMIT", "3"))
+    state = game.new_initial_state(0)
+    view = state.observation(0, events=False)
+    # cards are in list order on the pile, so top(pile) is the last listed: d (4) stops at once
+    assert view["variables"]["drawn"] == 1
+    for _ in range(5):
+        act(state, "more")
+        state = game.state_from_json(state.to_json())  # mid-loop, saved and loaded
+    assert state.observation(0, events=False)["variables"]["drawn"] == 6
+    act(state, "more")
+    assert state.is_terminal()
+
+
+def test_a_name_bound_inside_a_nested_block_of_the_body_is_not_seen_by_until():
+    text = "\n".join(textwrap.dedent(p) for p in (BASE, _UNTIL.replace("LIMIT", "3"))).replace(
+        "        - let top_card = top(pile)", "        - if: true\n          then: [let top_card = top(pile)]")
+    with pytest.raises(SpecError, match="top_card"):
+        interpreter.game_from_text(text)
