@@ -448,12 +448,17 @@ class _Writer:
         outer = self.scope.get(comp.var)
         var = self.bind(comp.var)
         cond = f" if {self.expr(comp.cond)}" if comp.cond is not None else ""
-        elt = self.expr(comp.elt)
+        more = ""
+        if isinstance(comp.elt, A.Comp):  # the next `for` clause, with this one's name bound
+            elt, more, _ = self.comprehension(comp.elt, span)
+            more = " " + more
+        else:
+            elt = self.expr(comp.elt)
         if outer is None:
             del self.scope[comp.var]
         else:
             self.scope[comp.var] = outer
-        return elt, f"for {var} in _ch(s, {items}, {self.name_of(span)}){cond}", var
+        return elt, f"for {var} in _ch(s, {items}, {self.name_of(span)}){cond}{more}", var
 
     def x_ListComp(self, node: A.ListComp) -> str:
         elt, loop, _ = self.comprehension(node.comp, node.span)
@@ -461,7 +466,7 @@ class _Writer:
 
     def x_Agg(self, node: A.Agg) -> str | None:
         func = node.func
-        if func == "count" and node.comp.cond is None:
+        if func == "count" and node.comp.cond is None and not isinstance(node.comp.elt, A.Comp):
             return f"len({self.listing(node.comp.iter)})"
         if func not in ("count", "sum", "max", "min", "any", "all", "distinct", "argmax", "argmin"):
             return None

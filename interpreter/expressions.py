@@ -300,7 +300,10 @@ def _comp_parts(comp: A.Comp, L: Any) -> tuple[Fn, str, Fn | None, Fn]:
 
 
 def _iterate(comp: A.Comp, L: Any, span: Any) -> Callable[[Any, dict], list]:
-    """A closure returning [(item, element value)] for the comprehension."""
+    """A closure returning [(item, element value)] for the comprehension (with several
+    `for` clauses, item is the first clause's)."""
+    if isinstance(comp.elt, A.Comp):
+        return _iterate_clauses(comp, L, span)
     items, var, cond, elt = _comp_parts(comp, L)
 
     if cond is None:
@@ -334,6 +337,29 @@ def _iterate(comp: A.Comp, L: Any, span: Any) -> Callable[[Any, dict], list]:
     return filtered
 
 
+def _iterate_clauses(comp: A.Comp, L: Any, span: Any) -> Callable[[Any, dict], list]:
+    """``_iterate`` of a comprehension whose element is the next `for` clause."""
+    items = compile_list(comp.iter, L)
+    var = comp.var
+    cond = compile_expr(comp.cond, L) if comp.cond else None
+    inner = _iterate(comp.elt, L, span)
+
+    def clauses(s: Any, e: dict) -> list:
+        e2 = dict(e)
+        out = []
+        xs = list(items(s, e))
+        s.ops -= len(xs)
+        if s.ops < 0:
+            overrun(s, span)
+        for x in xs:
+            e2[var] = x
+            if cond is None or cond(s, e2):
+                out.extend((x, v) for _, v in inner(s, e2))
+        return out
+
+    return clauses
+
+
 def c_ListComp(node: A.ListComp, L: Any) -> Fn:
     pairs = _iterate(node.comp, L, node.span)
 
@@ -345,7 +371,7 @@ def c_ListComp(node: A.ListComp, L: Any) -> Fn:
 
 def c_Agg(node: A.Agg, L: Any) -> Fn:
     func = node.func
-    if func == "count":
+    if func == "count" and not isinstance(node.comp.elt, A.Comp):
         items, var, cond, _ = _comp_parts(node.comp, L)
         if cond is None:
             def count_all(s: Any, e: dict) -> int:
@@ -370,6 +396,8 @@ def c_Agg(node: A.Agg, L: Any) -> Fn:
 
         return count
     pairs = _iterate(node.comp, L, node.span)
+    if func == "count":
+        return lambda s, e: len(pairs(s, e))
     if func == "sum":
         limits = L.limits
         span = node.span

@@ -49,7 +49,9 @@ class Call(Node):
 
 @dataclass(frozen=True, slots=True)
 class Comp(Node):
-    """``elt for var in iter if cond`` inside an aggregate or a list."""
+    """``elt for var in iter if cond`` inside an aggregate or a list. With several ``for``
+    clauses, ``elt`` is the comprehension of the next clause (a Comp is never an expression
+    of its own)."""
 
     elt: Expr
     var: str

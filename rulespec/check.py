@@ -324,6 +324,7 @@ class Checker:
         return T.list_of(item if node.items else T.ANY)
 
     def comp(self, comp: A.Comp, scope: Scope) -> tuple[str, str, Scope]:
+        """(the first variable's type, the element's type, the innermost scope)."""
         iter_type = self.expr(comp.iter, scope)
         if not T.iterable(iter_type):
             self.error(comp.iter.span, f"cannot loop over {T.describe(iter_type)}")
@@ -331,6 +332,9 @@ class Checker:
         inner = scope.child({comp.var: var_type})
         if comp.cond is not None:
             self.expect(comp.cond, self.expr(comp.cond, inner), T.BOOL, "a filter")
+        if isinstance(comp.elt, A.Comp):  # the next `for` clause
+            _, elt, inner = self.comp(comp.elt, inner)
+            return var_type, elt, inner
         elt = self.expr(comp.elt, inner)
         return var_type, elt, inner
 
@@ -353,6 +357,8 @@ class Checker:
         if rule == "elt":
             return elt
         if rule == "listvar":
+            if isinstance(node.comp.elt, A.Comp):
+                self.error(node.comp.elt.span, f"{node.func}() takes one `for` clause: it gives the items of its loop")
             return T.list_of(var_type)
         if rule == "listelt":
             return T.list_of(elt)

@@ -686,14 +686,43 @@ class Describer:
         text = f"for each {comp.var} in {self.expr(comp.iter)}"
         if comp.cond is not None:
             text += f" where {self.expr(comp.cond)}"
+        if isinstance(comp.elt, A.Comp):
+            with self.scope([comp.elt.var]):
+                text += ", " + self.comp(comp.elt)
         return text
+
+    def innermost(self, comp: A.Comp) -> Any:
+        """The element of a comprehension, after all its `for` clauses."""
+        while isinstance(comp.elt, A.Comp):
+            comp = comp.elt
+        return comp.elt
 
     def e_Agg(self, node: A.Agg, parent: int) -> str:
         with self.scope([node.comp.var]):
             return self._agg(node)
 
+    def clause_names(self, comp: A.Comp) -> list[str]:
+        names = []
+        while isinstance(comp.elt, A.Comp):
+            comp = comp.elt
+            names.append(comp.var)
+        return names
+
+    def _clauses(self, word: str, comp: A.Comp) -> str:
+        """An aggregate or list over several `for` clauses: ``word`` of the element, then the clauses."""
+        with self.scope(self.clause_names(comp)):
+            elt = self.expr(self.innermost(comp))
+        return f"{word} {elt}, {self.comp(comp)}"
+
     def _agg(self, node: A.Agg) -> str:
         c = node.comp
+        if isinstance(c.elt, A.Comp):
+            if node.func == "count":
+                return f"the number of combinations {self.comp(c)}"
+            word = { "sum": "the sum of", "max": "the highest", "min": "the lowest",
+                    "any": "whether for some combination", "all": "whether for every combination",
+                    "distinct": "the distinct"}.get(node.func, node.func + " of")
+            return self._clauses(word, c)
         elt = self.expr(c.elt)
         where = f" where {self.expr(c.cond)}" if c.cond is not None else ""
         source = f"{c.var} in {self.expr(c.iter)}{where}"
@@ -726,6 +755,8 @@ class Describer:
 
     def _listcomp(self, node: A.ListComp) -> str:
         c = node.comp
+        if isinstance(c.elt, A.Comp):
+            return self._clauses("the list of", c)
         if isinstance(c.elt, A.Name) and c.elt.id == c.var:
             where = f" where {self.expr(c.cond)}" if c.cond is not None else ""
             return f"the {c.var} in {self.expr(c.iter)}{where}"

@@ -373,9 +373,13 @@ class _ToAst(Transformer):
         return A.Agg(self.span(meta), str(name), self._comp(comp, elt))
 
     def _comp(self, comp: Tree, elt: Any) -> A.Comp:
-        var, it, cond = comp.children
-        span = self.span(comp.meta) if comp.meta and not comp.meta.empty else self.source.span
-        return A.Comp(span, elt, str(var), it, cond)
+        """One ``for`` clause, or several: each later clause is the element of the one before
+        (``x for a in A for b in B`` is ``Comp(Comp(x, b, B), a, A)``)."""
+        for clause in reversed(comp.children):
+            var, it, cond = clause.children
+            span = self.span(clause.meta) if clause.meta and not clause.meta.empty else self.source.span
+            elt = A.Comp(span, elt, str(var), it, cond)
+        return elt
 
     @v_args(meta=True)
     def list_lit(self, meta: Any, children: list[Any]) -> A.ListLit:

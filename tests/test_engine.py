@@ -1132,3 +1132,47 @@ def test_a_name_bound_inside_a_nested_block_of_the_body_is_not_seen_by_until():
         "        - let top_card = top(pile)", "        - if: true\n          then: [let top_card = top(pile)]")
     with pytest.raises(SpecError, match="top_card"):
         interpreter.game_from_text(text)
+
+
+# ---------------------------------------------------------------- several for clauses
+
+_CLAUSES = """
+variables:
+  got: {type: value, initial: "0"}
+round:
+  turn:
+    - got = EXPR
+    - end game
+match: {}
+"""
+
+
+@pytest.mark.parametrize("expr, value", [
+    ("count(1 for a in range(0, 4) for b in range(0, 4) if a < b)", 6),
+    ("sum(a * b for a in range(1, 4) if a != 2 for b in range(1, a + 1))", 1 + 3 + 6 + 9),
+    ("any(a + b == 7 for a in [1, 2, 3] for b in [4, 5])", True),
+    ("all(a < b for a in [1, 2] for b in [3, 4] if b > a)", True),
+    ("max(a * 10 + b for a in range(0, 3) for b in range(0, 3) if b != a)", 21),
+    ("min(a - b for a in [5, 6] for b in [1, 2] for c in [0] if c == 0)", 3),
+    ("[a * 10 + b for a in range(0, 3) if a > 0 for b in range(0, a)]", [10, 20, 21]),
+    ("[b for a in [[1, 2], [3]] for b in a]", [1, 2, 3]),
+    ("distinct(a + b for a in [1, 2] for b in [1, 2])", [2, 3, 4]),
+])
+@pytest.mark.parametrize("mode", ["strict", "off"])
+def test_a_comprehension_may_have_several_for_clauses(expr, value, mode, monkeypatch):
+    """Each clause loops inside the one before, with its names bound (Python's order), in
+    generated code and in closures alike."""
+    from interpreter import codegen
+
+    monkeypatch.setattr(codegen, "MODE", mode)
+    game = make(_CLAUSES.replace("EXPR", expr))
+    assert bool(game.link.codegen.units) == (mode == "strict")
+    state = game.new_initial_state(0)
+    assert state.observation(0, events=False)["variables"]["got"] == value
+
+
+def test_argmax_takes_one_for_clause():
+    text = "\n".join(textwrap.dedent(p) for p in (BASE, _CLAUSES.replace(
+        "EXPR", "argmax(a + b for a in [1, 2] for b in [3, 4])")))
+    with pytest.raises(SpecError, match=r"argmax\(\) takes one `for` clause"):
+        interpreter.game_from_text(text)
