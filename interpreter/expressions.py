@@ -346,7 +346,7 @@ def _iterate_clauses(comp: A.Comp, L: Any, span: Any) -> Callable[[Any, dict], l
 
     def clauses(s: Any, e: dict) -> list:
         e2 = dict(e)
-        out = []
+        out: list = []
         xs = list(items(s, e))
         s.ops -= len(xs)
         if s.ops < 0:
