@@ -498,6 +498,12 @@ def _kinds_in(cards: list, kind_of: tuple) -> dict[int, int]:
     return counts
 
 
+def fewest_outcomes(L: Any) -> int:
+    """How many outcomes make a random event a chance node: 2, or 1 when the game keeps
+    single-outcome chance nodes (`game.keep_single_chance`, as OpenSpiel asks even then)."""
+    return 1 if L.model.keep_single_chance else 2
+
+
 def _chance_node(s: State, code_index: int, counts: dict[Any, int], payload: Any) -> None:
     total = sum(counts.values())
     outcomes = sorted(counts)
@@ -507,12 +513,13 @@ def _chance_node(s: State, code_index: int, counts: dict[Any, int], payload: Any
 class DrawCode(Code):
     """draw N / move top|bottom|random ZONE, with each random card a chance event."""
 
-    __slots__ = ("count", "source", "dest", "face", "mode")
+    __slots__ = ("count", "source", "dest", "face", "mode", "fewest")
     count: Callable[[State, dict], Any] | None
     source: Callable[[State, dict], Any]
     dest: Callable[[State, dict], Any]
     face: Callable[[State, dict, int], int]
     mode: int
+    fewest: int  # outcomes that make a chance node (fewest_outcomes)
 
     def enter(self, s: State, env: dict) -> None:
         src = self.source(s, env)
@@ -530,7 +537,7 @@ class DrawCode(Code):
                 break
             if frame[5] == 2 or s.shuffled[src]:
                 counts = _kinds_in(cards, kind_of)
-                if len(counts) > 1:
+                if len(counts) >= self.fewest:
                     _chance_node(s, self.index, counts, None)
                     return
                 card = cards[-1]
@@ -551,11 +558,12 @@ class DrawCode(Code):
 
 
 class DealCode(Code):
-    __slots__ = ("count", "source", "targets", "face")
+    __slots__ = ("count", "source", "targets", "face", "fewest")
     count: Callable[[State, dict], Any]
     source: Callable[[State, dict], Any]
     targets: Callable[[State], list[int]]
     face: int
+    fewest: int  # outcomes that make a chance node (fewest_outcomes)
 
     def enter(self, s: State, env: dict) -> None:
         targets = self.targets(s)
@@ -572,7 +580,7 @@ class DealCode(Code):
                 break
             if s.shuffled[src]:
                 counts = _kinds_in(cards, kind_of)
-                if len(counts) > 1:
+                if len(counts) >= self.fewest:
                     _chance_node(s, self.index, counts, None)
                     return
             dst = targets[frame[1] % len(targets)]
@@ -595,11 +603,12 @@ class DealCode(Code):
 class RandomPickCode(Code):
     """`move random LIST to ZONE` with the card a chance event (by kind)."""
 
-    __slots__ = ("pool", "dest", "face", "bottom")
+    __slots__ = ("pool", "dest", "face", "bottom", "fewest")
     pool: Callable[[State, dict], Any]
     dest: Callable[[State, dict], Any]
     face: Callable[[State, dict, int], int]
     bottom: bool
+    fewest: int  # outcomes that make a chance node (fewest_outcomes)
 
     def enter(self, s: State, env: dict) -> None:
         pool = list(self.pool(s, env))
@@ -608,7 +617,7 @@ class RandomPickCode(Code):
         dst = self.dest(s, env)
         face = self.face(s, env, dst)
         counts = _kinds_in(pool, s.game.cards.kind_of)
-        if len(counts) == 1:
+        if len(counts) < self.fewest:
             move_card(s, pool[0], dst, face, self.bottom)
             return
         _chance_node(s, self.index, counts, [pool, dst, face])
@@ -624,14 +633,15 @@ class RandomPickCode(Code):
 class LetChanceCode(Code):
     """`let x = chance(p)` / `let x = random(list)` as a chance event."""
 
-    __slots__ = ("name", "outcomes", "shown")
+    __slots__ = ("name", "outcomes", "shown", "fewest")
     name: str
     outcomes: Callable[[State, dict], tuple[dict, dict]]
     shown: Callable[[Any, Any], str] | None  # an outcome's value as its label shows it (a card by its name)
+    fewest: int  # outcomes that make a chance node (fewest_outcomes)
 
     def enter(self, s: State, env: dict) -> None:
         counts, values = self.outcomes(s, env)
-        if len(counts) <= 1:
+        if len(counts) < self.fewest or not counts:
             env[self.name] = values[next(iter(counts))] if counts else None
             return
         _chance_node(s, self.index, counts, {str(k): v for k, v in values.items()})
@@ -892,6 +902,7 @@ def compile_chance(node: Any, L: Any) -> Callable[[State, dict], None]:
     kind = type(node).__name__
     if kind == "Let":
         let = LetChanceCode()
+        let.fewest = fewest_outcomes(L)
         let.name = node.name
         let.outcomes = L.chance_outcomes_fn(node.value)
         # chance(p) reads yes / no (the game's own rendering of a truth value)
@@ -899,6 +910,7 @@ def compile_chance(node: Any, L: Any) -> Callable[[State, dict], None]:
         return L.add_code(let, entered=True)
     if kind == "Deal":
         deal = DealCode()
+        deal.fewest = fewest_outcomes(L)
         deal.count = compile_expr(node.count, L)
         deal.source = compile_expr(node.source, L)
         deal.targets = deal_targets(node, L)
@@ -907,12 +919,14 @@ def compile_chance(node: Any, L: Any) -> Callable[[State, dict], None]:
     dest = compile_expr(node.dest, L)
     if kind == "Move" and node.selector == "random" and type_of(node.what, L) != T.ZONE:
         pick = RandomPickCode()
+        pick.fewest = fewest_outcomes(L)
         pick.pool = compile_list(node.what, L)
         pick.dest = dest
         pick.face = _face_of(node, L, dest)
         pick.bottom = node.bottom
         return L.add_code(pick, entered=True)
     draw = DrawCode()
+    draw.fewest = fewest_outcomes(L)
     draw.dest = dest
     draw.face = _face_of(node, L, dest)
     if kind == "Draw":

@@ -258,6 +258,7 @@ class SpecModel:
     variants: tuple[VariantCase, ...]
     heuristic: A.Expr | None
     tables: tuple[TableDef, ...] = ()
+    keep_single_chance: bool = False
 
 
 DEFAULT_MAX_ACTIONS = 100_000
@@ -728,6 +729,7 @@ def build_model(data: Any, file: str, diags: Diagnostics) -> SpecModel:
         players=players,
         players_span=value_span(game, "players") or _NOWHERE,
         seat_names=tuple(str(s) for s in game.get("seat_names") or ()),
+        keep_single_chance=bool(game.get("keep_single_chance", False)),
         max_actions=(b.expr(limits, "actions") if "actions" in limits else None)
         or A.Const(span_of(game) or _NOWHERE, DEFAULT_MAX_ACTIONS),
         max_actions_span=(value_span(limits, "actions") if "actions" in limits else span_of(game)) or _NOWHERE,

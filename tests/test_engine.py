@@ -1176,3 +1176,46 @@ def test_argmax_takes_one_for_clause():
         "EXPR", "argmax(a + b for a in [1, 2] for b in [3, 4])")))
     with pytest.raises(SpecError, match=r"argmax\(\) takes one `for` clause"):
         interpreter.game_from_text(text)
+
+
+# ---------------------------------------------------------------- single-outcome chance nodes
+
+_SINGLE = """
+cards:
+  name: "{c}"
+  list:
+    - {c: x, copies: 2}
+    - {c: y}
+zones:
+  bag: {}
+  hand: {per: player}
+variables:
+  v: {type: int, initial: 0}
+round:
+  setup:
+    - shuffle bag
+    - draw 3 from bag to hand(current)
+    - let only = random([7])
+    - v = only
+  turn: [end game]
+match: {}
+"""
+
+
+@pytest.mark.parametrize("keep, nodes", [(False, 1), (True, 4)])
+def test_single_outcome_chance_nodes_are_kept_when_the_game_asks(keep, nodes):
+    """Drawing y first leaves two x: one outcome left, so without the setting only the first
+    draw asks; with it every draw and the one-value random() ask too, with probability 1."""
+    base = "game: {name: Tiny, players: 2, keep_single_chance: true}\n" if keep else BASE
+    state = make(_SINGLE, base=base, explicit=True).new_initial_state(0)
+    asked = []
+    while state.is_chance_node():
+        outcomes = state.chance_outcomes()
+        asked.append(outcomes)
+        state.apply_action(outcomes[-1][0])  # y first, when it is offered
+    assert len(asked) == nodes
+    assert asked[0] == [(0, 2 / 3), (1, 1 / 3)]
+    if keep:
+        assert asked[1:] == [[(0, 1.0)], [(0, 1.0)], [(0, 1.0)]]
+    assert state.observation(0, events=False)["variables"]["v"] == 7
+    assert names_in(state, "hand", 0) == ["y", "x", "x"]
