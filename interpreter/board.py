@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Board", "cell_name", "parse_cell"]
+__all__ = ["Board", "cell_name", "parse_cell", "DIRECTIONS"]
 
 ORTHOGONAL = ((0, -1), (0, 1), (-1, 0), (1, 0))
 DIAGONAL = ((-1, -1), (-1, 1), (1, -1), (1, 1))
+# a hex board drawn as a rhombus of rows and columns (each row shifted half a cell right of
+# the one above): the six cells around (r, c)
+HEX = ((-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0))
+DIRECTIONS = {"orthogonal": ORTHOGONAL, "diagonal": DIAGONAL, "all": ORTHOGONAL + DIAGONAL, "hex": HEX}
 
 
 def cell_name(index: int, rows: int, cols: int) -> str:
@@ -35,11 +39,10 @@ class Board:
     def __post_init__(self) -> None:
         self.longest = max(self.rows, self.cols)  # the longest straight run of cells
         self.names = tuple(cell_name(i, self.rows, self.cols) for i in range(self.rows * self.cols))
-        self.rays = {
-            "orthogonal": self._rays(ORTHOGONAL),
-            "diagonal": self._rays(DIAGONAL),
-            "all": self._rays(ORTHOGONAL + DIAGONAL),
-        }
+        self.rays = {name: self._rays(dirs) for name, dirs in DIRECTIONS.items()}
+        # the cells next to each cell, per set of directions
+        self.neighbours = {name: tuple(tuple(ray[0] for ray in rays) for rays in self.rays[name])
+                           for name in DIRECTIONS}
 
     @property
     def size(self) -> int:

@@ -335,6 +335,98 @@ def b_line(node: A.Call, L: Any) -> Fn:
     return line
 
 
+def _directions(node: A.Call, L: Any, default: str = "orthogonal") -> str:
+    """The set of directions a geometry function names (a constant: the checker saw to it)."""
+    for key, value in node.kwargs:
+        if key == "dirs":
+            return str(const_value(compile_expr(value, L)))
+    return default
+
+
+def b_directions(node: A.Call, L: Any) -> Fn:
+    from .board import DIRECTIONS
+
+    steps = [list(step) for step in DIRECTIONS[str(const_value(compile_expr(node.args[0], L)))]]
+    return lambda s, e: [list(step) for step in steps]  # a fresh list: the rules may keep and change it
+
+
+def b_neighbours(node: A.Call, L: Any) -> Fn:
+    (cell,) = _args(node, L)
+    table = L.board.neighbours[_directions(node, L)]
+
+    def neighbours(s: Any, e: dict) -> list:
+        c = cell(s, e)
+        return [] if c is None else list(table[c])
+
+    return neighbours
+
+
+def b_ray(node: A.Call, L: Any) -> Fn:
+    cell, drow, dcol = _args(node, L)
+    rows, cols = L.board.rows, L.board.cols
+
+    def ray(s: Any, e: dict) -> list:
+        c, dr, dc = cell(s, e), drow(s, e), dcol(s, e)
+        if c is None or (dr == 0 and dc == 0):
+            return []
+        occupied = s.cell_piece
+        r, k = divmod(c, cols)
+        out = []
+        r, k = r + dr, k + dc
+        while 0 <= r < rows and 0 <= k < cols:
+            c = r * cols + k
+            out.append(c)
+            if occupied[c] >= 0:
+                break
+            r, k = r + dr, k + dc
+        return out
+
+    return ray
+
+
+def _flood(s: Any, table: Any, path: set, starts: Any, span: Any) -> set:
+    """The cells of ``path`` linked to ``starts`` (those in ``path``) through neighbours in
+    ``path``; each cell reached costs a unit of the step's budget."""
+    seen = {c for c in starts if c in path}
+    todo = list(seen)
+    while todo:
+        c = todo.pop()
+        for n in table[c]:
+            if n in path and n not in seen:
+                seen.add(n)
+                todo.append(n)
+    if len(seen) > SMALL:
+        spend(s, len(seen), span)
+    return seen
+
+
+def b_connected(node: A.Call, L: Any) -> Fn:
+    path_fn, a_fn, b_fn = _args(node, L)
+    table = L.board.neighbours[_directions(node, L)]
+    span = node.span
+
+    def connected(s: Any, e: dict) -> bool:
+        path = {c for c in path_fn(s, e) if c is not None}
+        targets = {c for c in b_fn(s, e) if c in path}
+        if not targets:
+            return False
+        return not targets.isdisjoint(_flood(s, table, path, a_fn(s, e), span))
+
+    return connected
+
+
+def b_group(node: A.Call, L: Any) -> Fn:
+    cell_fn, path_fn = _args(node, L)
+    table = L.board.neighbours[_directions(node, L)]
+    span = node.span
+
+    def group(s: Any, e: dict) -> list:
+        path = {c for c in path_fn(s, e) if c is not None}
+        return sorted(_flood(s, table, path, [cell_fn(s, e)], span))
+
+    return group
+
+
 def _ranking_fn(node: A.Call, L: Any, pick: int) -> Fn:
     ranking_fn = compile_expr(node.args[0], L)
     if not is_const(ranking_fn):
@@ -470,7 +562,8 @@ BUILTINS: dict[str, Callable[[A.Call, Any], Fn]] = {
     "distinct": b_distinct, "first": b_first, "last": b_last, "top": b_top, "bottom": b_bottom, "nth": b_nth,
     "left": b_left, "right": b_right, "others": b_others, "seats_from": b_seats_from, "player": b_player,
     "pieces": b_pieces, "piece_at": b_piece_at, "slides": b_slides, "cell": b_cell, "empty_cells": b_empty_cells,
-    "start_cells": b_start_cells, "line": b_line, "hand_value": b_hand_value, "best_cards": b_best_cards,
+    "start_cells": b_start_cells, "line": b_line, "neighbours": b_neighbours, "directions": b_directions,
+    "ray": b_ray, "connected": b_connected, "group": b_group, "hand_value": b_hand_value, "best_cards": b_best_cards,
     "category": b_category, "hand_score": b_hand_score, "str": b_str, "int": b_int, "abs": b_abs,
     "range": b_range, "dict": b_dict, "chance": _random_only, "random": _random_only,
 }

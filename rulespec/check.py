@@ -338,6 +338,19 @@ class Checker:
         elt = self.expr(comp.elt, inner)
         return var_type, elt, inner
 
+    def check_directions(self, node: A.Call) -> None:
+        """A set of directions (`dirs=` of the geometry functions, the argument of
+        directions()) is a constant naming one of them."""
+        values = [v for k, v in node.kwargs if k == "dirs"]
+        if node.func == "directions" and node.args:
+            values.append(node.args[0])
+        for value in values:
+            if not (isinstance(value, A.Const) and isinstance(value.value, str)):
+                self.error(value.span, f"the directions of {node.func}() must be written as text, such as 'orthogonal'")
+            elif value.value not in T.DIRECTION_SETS:
+                self.error(value.span, f"unknown directions '{value.value}'",
+                           did_you_mean(value.value, T.DIRECTION_SETS) or f"one of: {', '.join(T.DIRECTION_SETS)}")
+
     def expr_ListComp(self, node: A.ListComp, scope: Scope) -> str:
         _, elt, _ = self.comp(node.comp, scope)
         return T.list_of(elt)
@@ -496,9 +509,9 @@ class Checker:
             if node.args[1].value not in self.piece_kinds:
                 self.error(node.args[1].span, f"unknown piece kind '{node.args[1].value}'",
                            did_you_mean(str(node.args[1].value), self.piece_kinds))
-        if node.func in ("pieces", "slides", "piece_at", "cell", "empty_cells", "start_cells", "line") \
-                and self.m.board is None:
+        if node.func in T.BOARD_FUNCTIONS and self.m.board is None:
             self.error(node.span, f"{node.func}() needs a `board:` section")
+        self.check_directions(node)
         first = node.args[0] if node.args else None
         if node.func == "cell" and isinstance(first, A.Const) and isinstance(first.value, str):
             self.check_cell_name(node.args[0].value, node.args[0].span)

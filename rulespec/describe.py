@@ -669,6 +669,17 @@ class Describer:
             return f"cell {one}" if len(a) == 1 else f"the cell at row {a[0]}, column {a[1]}"
         if f == "line":
             return f"{one} has {a[1]} pieces in a straight line"
+        if f in ("neighbours", "connected", "group"):
+            dirs = dict((k, self.expr(v)) for k, v in node.kwargs).get("dirs", "'orthogonal'").strip("'")
+            if f == "neighbours":
+                return f"the cells next to {one} ({dirs})"
+            if f == "group":
+                return f"the cells of {a[1]} linked to {one} ({dirs} neighbours)"
+            return f"a cell of {a[1]} is linked to a cell of {a[2]} through {one} ({dirs} neighbours)"
+        if f == "directions":
+            return f"the {one.strip(chr(39))} directions"
+        if f == "ray":
+            return f"the cells from {one} in steps of ({a[1]}, {a[2]}) up to the edge or the first piece"
         if f == "range":
             return f"the whole numbers from {a[0]} to {a[1]} - 1"
         if f in ("hand_value", "best_cards", "category", "hand_score"):

@@ -13,7 +13,8 @@ __all__ = [
     "INT", "NUM", "BOOL", "STR", "NONE", "CARD", "PLAYER", "CELL", "PIECE", "VALUE", "DICT", "PROC",
     "ZONE", "RANKING", "ANY", "list_of", "elem", "is_list", "iterable", "compatible", "unify",
     "is_number", "BUILTIN_NAMES", "FUNCTIONS", "AGGREGATES", "RANDOM_FUNCTIONS", "PLAYER_FIELDS",
-    "CELL_FIELDS", "PIECE_FIELDS", "VARIABLE_TYPES", "describe", "Signature", "ACTION_PARAM_TYPES",
+    "CELL_FIELDS", "PIECE_FIELDS", "VARIABLE_TYPES", "describe", "Signature", "ACTION_PARAM_TYPES", "DIRECTION_SETS",
+    "BOARD_FUNCTIONS",
 ]
 
 INT, NUM, BOOL, STR, NONE = "int", "num", "bool", "str", "none"
@@ -128,6 +129,9 @@ class Signature:
 
 
 _SEQ = (ZONE, list_of(ANY))
+DIRECTION_SETS = ("orthogonal", "diagonal", "all", "hex")  # `dirs=` of the geometry functions
+BOARD_FUNCTIONS = ("pieces", "slides", "piece_at", "cell", "empty_cells", "start_cells", "line", "neighbours", "ray",
+                   "connected", "group")
 FUNCTIONS: dict[str, Signature] = {
     "count": Signature((_SEQ,), INT, doc="number of items"),
     "sum": Signature((_SEQ,), NUM, doc="sum of numbers"),
@@ -154,6 +158,18 @@ FUNCTIONS: dict[str, Signature] = {
     "empty_cells": Signature((), list_of(CELL), doc="cells without a piece"),
     "start_cells": Signature(((PLAYER,),), list_of(CELL), doc="starting cells of a player's pieces"),
     "line": Signature(((PLAYER,), (INT,)), BOOL, doc="the player's pieces fill n cells in a straight row"),
+    "neighbours": Signature(((CELL,),), list_of(CELL), kwargs=(("dirs", STR),),
+                            doc="the cells next to a cell (dirs: orthogonal, diagonal, all or hex)"),
+    "directions": Signature(((STR,),), list_of(list_of(INT)),
+                            doc="the steps [rows, columns] of a set of directions: orthogonal, diagonal, all or hex"),
+    "ray": Signature(((CELL,), (INT,), (INT,)), list_of(CELL),
+                     doc="the cells from a cell (not included) by steps of (rows, columns) to the edge, "
+                         "up to and including the first cell with a piece"),
+    "connected": Signature(((list_of(CELL),), (list_of(CELL),), (list_of(CELL),)), BOOL, kwargs=(("dirs", STR),),
+                           doc="connected(path, a, b): a cell of a and a cell of b are linked by neighbouring "
+                               "cells of path"),
+    "group": Signature(((CELL,), (list_of(CELL),)), list_of(CELL), kwargs=(("dirs", STR),),
+                       doc="group(c, path): the cells of path linked to c by neighbouring cells of path"),
     "hand_value": Signature(((RANKING,), _SEQ), VALUE, doc="comparable value of the best hand"),
     "best_cards": Signature(((RANKING,), _SEQ), list_of(CARD), doc="the cards of the best hand"),
     "category": Signature(((RANKING,), _SEQ), STR, doc="the category name of the best hand"),

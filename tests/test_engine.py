@@ -1219,3 +1219,78 @@ def test_single_outcome_chance_nodes_are_kept_when_the_game_asks(keep, nodes):
         assert asked[1:] == [[(0, 1.0)], [(0, 1.0)], [(0, 1.0)]]
     assert state.observation(0, events=False)["variables"]["v"] == 7
     assert names_in(state, "hand", 0) == ["y", "x", "x"]
+
+
+# ---------------------------------------------------------------- geometry
+
+_GEOMETRY = """
+board: {rows: 3, cols: 4}
+pieces:
+  stone: {per_player: 6}
+round:
+  setup:
+    - place stone of player(0) at cell('a3')
+    - place stone of player(0) at cell('b2')
+    - place stone of player(0) at cell('b1')
+    - place stone of player(1) at cell('c3')
+  turn:
+    - let mine = [c for c in cells if piece_at(c) != none and piece_at(c).owner == player(0)]
+    - let top = [c for c in cells if c.row == 0]
+    - let bottom = [c for c in cells if c.row == 2]
+    - emit geometry(n=neighbours(cell('a3')), d=neighbours(cell('b2'), dirs='diagonal'),
+        h=neighbours(cell('b2'), dirs='hex'), all=count(neighbours(cell('b2'), dirs='all')),
+        steps=directions('hex'), r1=ray(cell('a3'), 0, 1), r2=ray(cell('d1'), 0, -1),
+        r3=ray(cell('a1'), -1, 1), r0=ray(cell('a1'), 0, 0), square=connected(mine, top, bottom),
+        hex=connected(mine, top, bottom, dirs='hex'), g=group(cell('a3'), mine), gh=group(cell('a3'),
+        mine, dirs='hex'), none=group(cell('d3'), mine))
+    - end game
+match: {}
+"""
+
+
+def test_geometry_neighbours_directions_rays_and_connectivity():
+    """Cells a3 b3 c3 d3 / a2 b2 c2 d2 / a1 b1 c1 d1 (row 0 on top); seat 0 holds a3, b2, b1;
+    seat 1 holds c3. On a hex board drawn as a rhombus, (r, c) touches (r-1, c) and
+    (r-1, c+1) above, (r+1, c-1) and (r+1, c) below: a3 and b2 are not neighbours there."""
+    state = make(_GEOMETRY).new_initial_state(0)
+    assert state.is_terminal()
+    (event,) = [e for e in state.events if e["type"] == "geometry"]
+    assert event["n"] == ["b3", "a2"]                       # left, right, up, down order; off-board left out
+    assert event["d"] == ["a3", "c3", "a1", "c1"]
+    assert event["h"] == ["b3", "c3", "a2", "c2", "a1", "b1"]
+    assert event["all"] == 8
+    assert event["steps"] == [[-1, 0], [-1, 1], [0, -1], [0, 1], [1, -1], [1, 0]]
+    assert event["r1"] == ["b3", "c3"]                      # stops at (and includes) the first piece
+    assert event["r2"] == ["c1", "b1"]
+    assert event["r3"] == ["b2"]
+    assert event["r0"] == []
+    assert event["square"] is False                         # a3 and b2 touch only diagonally
+    assert event["hex"] is False
+    assert event["g"] == ["a3"]
+    assert event["none"] == []
+
+
+def test_geometry_connects_through_hex_neighbours():
+    spec = _GEOMETRY.replace("cell('a3')\n    - place stone of player(0) at cell('b2')",
+                             "cell('b3')\n    - place stone of player(0) at cell('a2')")
+    state = make(spec).new_initial_state(0)
+    (event,) = [e for e in state.events if e["type"] == "geometry"]
+    # b3 (0, 1) touches a2 (1, 0) on a hex board, but a2 does not touch b1 (2, 1)
+    assert event["hex"] is False and event["square"] is False
+    spec = spec.replace("cell('b1')", "cell('a1')")
+    state = make(spec).new_initial_state(0)
+    (event,) = [e for e in state.events if e["type"] == "geometry"]
+    assert event["hex"] is True and event["square"] is False   # b3-a2 (hex only), a2-a1 (both)
+    assert event["gh"] == [] and event["g"] == []               # a3 is empty now: no group
+
+
+@pytest.mark.parametrize("call, message", [
+    ("neighbours(cell('a1'), dirs='round')", "unknown directions 'round'"),
+    ("directions(option_dirs)", "must be written as text"),
+    ("ray(cell('a1'), 'x', 1)", "must be a whole number"),
+])
+def test_geometry_arguments_are_checked(call, message):
+    text = "\n".join(textwrap.dedent(p) for p in (BASE, _GEOMETRY)).replace(
+        "    - end game", f"    - let probe = {call}\n    - end game").replace("option_dirs", "'x' + 'y'")
+    with pytest.raises(SpecError, match=re.escape(message)):
+        interpreter.game_from_text(text)
