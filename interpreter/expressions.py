@@ -544,15 +544,32 @@ def _grows(op: str, t: str) -> bool:
     return t != T.BOOL
 
 
+def _operands_error(op: str, a: Any, b: Any, span: Any) -> RuleError:
+    """The error of ``a op b`` on values the operator does not take, in the language's words."""
+    if a is None or b is None:
+        return RuleError(f"cannot compute '{op}' with a missing value (none)", span)
+    return RuleError(f"cannot compute '{op}' of {_kind_word(a)} and {_kind_word(b)}", span)
+
+
+def _kind_word(v: Any) -> str:
+    kind = type(v)
+    if kind is bool:
+        return "true/false"
+    return {int: "a whole number", float: "a number", str: "text", list: "a list", dict: "a record"}.get(
+        kind, "a value")
+
+
 def _arith(op: str, fn: Callable[[Any, Any], Any], left: Fn, right: Fn, t: str, L: Any, span: Any) -> Fn:
     if not _grows(op, t):
         def arith(s: Any, e: dict) -> Any:
+            a = left(s, e)
+            b = right(s, e)
             try:
-                return fn(left(s, e), right(s, e))
+                return fn(a, b)
             except ZeroDivisionError:
                 raise RuleError("division by zero", span) from None
             except TypeError:
-                raise RuleError(f"cannot compute '{op}' with a missing value (none)", span) from None
+                raise _operands_error(op, a, b, span) from None
 
         return arith
     limits = L.limits
@@ -567,7 +584,7 @@ def _arith(op: str, fn: Callable[[Any, Any], Any], left: Fn, right: Fn, t: str, 
         except ZeroDivisionError:
             raise RuleError("division by zero", span) from None
         except TypeError:
-            raise RuleError(f"cannot compute '{op}' with a missing value (none)", span) from None
+            raise _operands_error(op, a, b, span) from None
         except OverflowError:
             raise RuleError(f"the result of '{op}' is too large for a number", span) from None
 

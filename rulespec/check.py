@@ -304,6 +304,9 @@ class Checker:
             return value_type
         base = self.expr(node.obj, scope)
         index = self.expr(node.index, scope)
+        if base == T.STR:  # one character of a text
+            self.expect(node.index, index, T.INT, "an index")
+            return T.STR
         if not T.iterable(base):
             self.error(node.span, f"cannot index {T.describe(base)}")
             return T.ANY
@@ -420,6 +423,8 @@ class Checker:
             return T.STR
         if op == "+" and T.is_list(left) and T.is_list(right):
             return T.unify(left, right)
+        if op == "+" and T.ANY in (left, right) and (T.is_list(left) or T.is_list(right)):
+            return T.ANY  # a list kept in a `value` variable, and a list added to it
         if op == "+" and (T.is_list(left) or T.is_list(right)):
             self.error(node.span, f"cannot add {T.describe(left)} and {T.describe(right)}",
                        "add lists to lists: xs + [x]")

@@ -1294,3 +1294,38 @@ def test_geometry_arguments_are_checked(call, message):
         "    - end game", f"    - let probe = {call}\n    - end game").replace("option_dirs", "'x' + 'y'")
     with pytest.raises(SpecError, match=re.escape(message)):
         interpreter.game_from_text(text)
+
+
+# ---------------------------------------------------------------- value lists and text
+
+_VALUES = """
+variables:
+  todo: {type: value, initial: "[]"}
+  word: {type: str, initial: "'hex'"}
+round:
+  turn:
+    - todo = todo + [3]
+    - todo = [1, 2] + todo
+    - todo = todo + todo
+    - emit got(todo=todo, letter=word[1], last=word[-1], tail=[word[i] for i in range(1, 3)])
+    - end game
+match: {}
+"""
+
+
+def test_a_list_in_a_value_variable_can_be_added_to_and_text_indexed():
+    state = make(_VALUES).new_initial_state(0)
+    (event,) = [e for e in state.events if e["type"] == "got"]
+    assert event["todo"] == [1, 2, 3, 1, 2, 3]
+    assert (event["letter"], event["last"], event["tail"]) == ("e", "x", ["e", "x"])
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("todo = todo + [3]", "todo = todo + 3", "cannot compute '+' of a list and a whole number"),
+    ("letter=word[1]", "letter=word['a']", "an index must be a whole number, not text"),
+    ("letter=word[1]", "letter=word[7]", "index 7 is outside"),
+])
+def test_value_lists_and_text_indexes_are_checked(old, new, message):
+    text = "\n".join(textwrap.dedent(p) for p in (BASE, _VALUES)).replace(old, new)
+    with pytest.raises((SpecError, RuleError), match=re.escape(message)):
+        interpreter.game_from_text(text).new_initial_state(0)
