@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import random
 
-import pytest
-
 import interpreter
 from tests.conftest import GAMES, require
 
