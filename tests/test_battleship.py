@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
+
 import interpreter
 from tests.conftest import GAMES, require
 
@@ -72,6 +74,16 @@ def test_openspiels_defaults_and_sizes():
     small = load(**SMALL)
     assert small.num_distinct_actions == 27 and small.max_game_length == 2 * (2 + 5)
     assert (small.min_utility, small.max_utility) == (-3.0, 3.0)
+
+
+def test_fleets_that_cannot_be_played_are_refused_when_a_match_starts():
+    # OpenSpiel refuses them when the game is loaded; here the first state is a rule error
+    with pytest.raises(interpreter.RuleError, match="one value per ship"):
+        load(ship_values="[1.0;2.0]").new_initial_state(0)
+    with pytest.raises(interpreter.RuleError, match="do not fit on the board"):
+        load(board_width=3, board_height=3, ship_sizes="[2;3;4]", ship_values="[1.0;2.0;3.0]").new_initial_state(0)
+    with pytest.raises(interpreter.RuleError, match="do not fit on the board"):
+        load(board_width=3, board_height=2, ship_sizes="[3;3;3]", ship_values="[1.0;1.0;1.0]").new_initial_state(0)
 
 
 # ------------------------------------------------------------------ B2: placing in turn
