@@ -265,6 +265,8 @@ CASES = [
     (dict(board_width=4, board_height=4, ship_sizes="[1;2;3]", ship_values="[1.0;2.0;3.0]", num_shots=10,
           loss_multiplier=0.5), 40),
     (dict(board_width=2, board_height=5, ship_sizes="[3;2]", ship_values="[1.0;2.0]", num_shots=3), 20),
+    # the default fleet on 20 cells: 17 of them taken, most placements leave no room
+    (dict(board_width=5, board_height=4, num_shots=20), 5),
     (dict(board_width=5, board_height=5, ship_sizes="[2;2;2;2]", ship_values="[1.0;1.0;1.0;1.0]", num_shots=25,
           allow_repeated_shots=False), 20),
 ]
