@@ -250,6 +250,31 @@ def test_a_player_never_sees_the_opponents_ships():
     assert len(state.history) > 10
 
 
+def test_openspiel_strings_of_our_adapter_hide_the_opponents_ships_too():
+    require("pyspiel")  # the adapter needs it
+    from interpreter.adapters.openspiel import register
+
+    state = register(SPEC, options=SMALL).new_initial_state()
+    for action in (S3.across(0, 0), S3.down(1, 1), S3.down(1, 2), S3.across(0, 1)):
+        state.apply_action(action)
+    for text in (state.information_state_string(1), state.observation_string(1)):
+        assert '"h_0_1"' in text and '"v_1_1"' in text  # seat 1's own ships
+        assert '"h_0_0"' not in text and '"v_1_2"' not in text  # not seat 0's
+    for text in (state.information_state_string(0), state.observation_string(0)):
+        assert '"h_0_0"' in text and '"h_0_1"' not in text and '"v_1_1"' not in text
+
+
+# ------------------------------------------------------------------ for bots
+
+
+def test_the_heuristic_is_the_return_so_far_plus_a_tenth_per_hit():
+    game = load(**SMALL)
+    state = play(small_fleets(), S3.shot(0, 0), S3.shot(1, 1))
+    assert [game.heuristic(state, p) for p in (0, 1)] == [0.1, 0.0]
+    play(state, S3.shot(1, 0), S3.shot(0, 0))  # seat 0 sinks ship 0 (value 1), seat 1 hits
+    assert [game.heuristic(state, p) for p in (0, 1)] == [1.0 + 0.2, -1.0 + 0.1]
+
+
 # ------------------------------------------------------------------ against OpenSpiel
 
 
