@@ -474,6 +474,8 @@ def main() -> int:
         targets.append(versus_openspiel("dots_and_boxes.yaml", "dots_and_boxes", "Dots and Boxes", None,
                                         200 * scale, 2000 * scale, runs))
         targets.append(versus_openspiel("hex.yaml", "hex", "Hex", None, 30 * scale, 2000 * scale, runs))
+        targets.append(versus_openspiel("battleship.yaml", "battleship", "Battleship", None,
+                                        5 * scale, 200 * scale, runs))
         progress("IS-MCTS")
         targets.append(mcts_before(base, base_note, 2 if args.quick else 3))
         progress("load and compile")

@@ -21,6 +21,7 @@ GAME_WORDS = [
     "pig", "dots and boxes", "dots_and_boxes",
     "kalah", "mancala",
     "hexagon", "pie rule",  # Hex: "hex" itself occurs in the engine (hexdigest)
+    "battleship", "fleet", "shoot", "sunk", "loss_multiplier", "num_shots",
 ]
 
 
