@@ -130,6 +130,9 @@ def test_starting_rows_on_other_boards():
     assert board(game.new_initial_state(0)) == [
         ".+.+.+", "+.+.+.", ".+.+.+", "......", "......", "......", "......",
         "o.o.o.", ".o.o.o", "o.o.o."]
+    # fewer than six rows: the bands overlap and black takes the shared rows
+    game = interpreter.load_game(str(GAMES / "checkers.yaml"), options={"rows": 4, "columns": 4})
+    assert board(game.new_initial_state(0)) == [".+.+", "+.+.", ".+.+", "o.o."]
 
 
 # ------------------------------------------------------------------ C3: steps
