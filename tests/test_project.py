@@ -22,6 +22,7 @@ GAME_WORDS = [
     "kalah", "mancala",
     "hexagon", "pie rule",  # Hex: "hex" itself occurs in the engine (hexdigest)
     "battleship", "fleet", "shoot", "sunk", "loss_multiplier", "num_shots",
+    "checkers", "draughts", "crown",
 ]
 
 
