@@ -20,6 +20,7 @@ GAME_WORDS = [
     "tictactoe", "goofspiel", "reversi", "othello", "purple", "chronic", "one hitter",
     "pig", "dots and boxes", "dots_and_boxes",
     "kalah", "mancala",
+    "hearts", "shoot the moon", "queen of spades", "jack of diamonds", "jd_bonus", "pass_cards",
 ]
 
 
