@@ -40,7 +40,8 @@ def deal(hands: list[list[str]], direction: int = 0, **options: Any) -> interpre
     assert sorted(sum(hands, [])) == sorted(r + s for r in RANKS for s in SUITS)
     state = load(**options).new_initial_state(0)
     assert state.is_chance_node()
-    state.apply_action(direction)
+    if options.get("pass_cards", True):
+        state.apply_action(direction)
     for i in range(52):
         card = hands[i % 4][i // 4]
         if i < 51:
@@ -125,15 +126,13 @@ def test_the_pass_direction_is_the_first_chance_node_one_in_four(game):
     assert [state.action_to_string(d) for d in range(4)] == [f"chance: {d}" for d in DIRECTIONS]
 
 
-def test_without_passing_the_four_outcomes_all_mean_no_pass():
+def test_without_passing_there_is_no_direction_to_draw():
+    # OpenSpiel keeps a chance node whose one legal outcome is 0, "No Pass" (see the rulings)
     state = load(pass_cards=False).new_initial_state(0)
-    assert state.chance_outcomes() == [(d, 0.25) for d in range(4)]
-    assert [state.action_to_string(d) for d in range(4)] == ["chance: No Pass"] * 4
-    # even outcome 2 (OpenSpiel's "Across") means no pass: the 2C's holder leads at once
-    state.apply_action(2)
+    assert state.chance_outcomes() == [(k, pytest.approx(1 / 52)) for k in range(52)]  # the deal
     for i in range(51):
         state.apply_action(cid(MOON[i % 4][i // 4]))
-    assert state.current_player() == 0 and legal(state) == ["2C"]
+    assert state.current_player() == 0 and legal(state) == ["2C"]  # no passing: the 2C's holder leads
     play(state, "2C")
     assert state.current_player() == 1
 
@@ -396,12 +395,15 @@ def test_hearts_matches_openspiel_move_for_move(options, games):
         a, b = ours.new_initial_state(), theirs.new_initial_state()
         while not b.is_terminal():
             assert not a.is_terminal(), f"seed {seed}: ours ended early at step {steps}"
-            if b.is_chance_node() and len(b.chance_outcomes()) == 1:
-                # the 52nd card: OpenSpiel's chance node with one outcome; ours deals it at once
-                (last, probability), = b.chance_outcomes()
-                assert probability == 1.0 and b.history()[-1] != last, f"seed {seed}"
-                assert RANKS[last // 4] + SUITS[last % 4] in hand(a.rulespec_state, 3), f"seed {seed}"
-                b.apply_action(last)
+            if b.is_chance_node() and len(b.legal_actions()) == 1:
+                # a chance node of OpenSpiel's with one legal outcome: ours has nothing to draw
+                (only,) = b.legal_actions()
+                if b.history():  # the 52nd card, dealt to seat 3 at once
+                    assert b.chance_outcomes() == [(only, 1.0)], f"seed {seed}"
+                    assert RANKS[only // 4] + SUITS[only % 4] in hand(a.rulespec_state, 3), f"seed {seed}"
+                else:  # without passing the direction is "No Pass" (OpenSpiel still lists four)
+                    assert not passing and only == 0 and len(b.chance_outcomes()) == 4, f"seed {seed}"
+                b.apply_action(only)
                 continue
             player = b.current_player()
             assert a.current_player() == player, f"seed {seed}, step {steps}"
@@ -409,8 +411,7 @@ def test_hearts_matches_openspiel_move_for_move(options, games):
                 outcomes = b.chance_outcomes()
                 assert [(o, round(p, 12)) for o, p in a.chance_outcomes()] == \
                     [(o, round(p, 12)) for o, p in outcomes], f"seed {seed}, step {steps}"
-                # without passing OpenSpiel's only legal direction is 0 (see the rulings)
-                action = outcomes[rng.randrange(len(outcomes))][0] if passing or b.history() else 0
+                action = outcomes[rng.randrange(len(outcomes))][0]
             else:
                 legal_actions = b.legal_actions()
                 assert a.legal_actions() == legal_actions, f"seed {seed}, step {steps}"
@@ -423,8 +424,9 @@ def test_hearts_matches_openspiel_move_for_move(options, games):
         assert a.returns() == b.returns(), f"seed {seed}"
         totals.add(sum(b.returns()))
         lengths.add(steps)
-    # 1 + 51 chance nodes and 52 plays, and 12 passes when the direction is not "No Pass"
-    assert lengths == ({104, 116} if passing else {104})
+    # 1 + 51 chance nodes and 52 plays, and 12 passes when the direction is not "No Pass";
+    # without passing, no direction is drawn
+    assert lengths == ({104, 116} if passing else {103})
     if not (options.get("jd_bonus") or options.get("avoid_all_tricks_bonus")):
         # 104 - 26 points, or 104 - 78 after a moon shot (random play shoots the moon too)
         assert 78.0 in totals and totals <= {78.0, 26.0}
