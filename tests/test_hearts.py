@@ -86,6 +86,10 @@ def tricks_won(state: interpreter.State) -> list[int]:
 # Deal "moon": seat 0 holds every club, seat 1 the diamonds, seat 2 the hearts, seat 3 the
 # spades. Seat 0 leads clubs thirteen times and wins every trick.
 MOON = [suit("C"), suit("D"), suit("H"), suit("S")]
+# Deal "moon without the JD": seat 1's AC takes the first trick and seat 2's JD (its only card
+# without points); seat 0's AD takes the lead back and its clubs every other trick.
+MOON_WITHOUT_JD = [suit("C", "23456789TJQK") + ["AD"], ["AC", "2S"] + suit("D", "23456789TQK"),
+                   ["JD"] + suit("H", "23456789TJQK"), suit("S", "3456789TJQKA") + ["AH"]]
 # Deal "split": seat 1's AC wins the first trick, its diamonds the next eleven, and seat 2's
 # AH takes seat 1's 2H in the last.
 SPLIT = [suit("C", "23456789TJQK") + ["2D"], ["AC"] + suit("D", "3456789TJQK") + ["2H"],
@@ -310,6 +314,10 @@ def test_the_jack_of_diamonds_is_not_needed_to_shoot_the_moon():
     # the shooter also took the JD: 26 - 10 - 26
     state = play_out(deal(MOON, jd_bonus=True))
     assert state.scores() == [-10, 26, 26, 26] and state.returns() == [36.0, 0.0, 0.0, 0.0]
+    # the JD with another player (seat 1 takes it on the first trick): seat 0 still shoots
+    state = play_out(deal(MOON_WITHOUT_JD, jd_bonus=True))
+    assert tricks_won(state) == [12, 1, 0, 0] and points(state) == [26, -10, 0, 0]
+    assert state.scores() == [0, 16, 26, 26] and state.returns() == [26.0, 10.0, 0.0, 0.0]
 
 
 # ------------------------------------------------------------------ H13: taking no trick
@@ -353,6 +361,7 @@ def openspiel_history(state: interpreter.State) -> list[int]:
 
 @pytest.mark.parametrize("hands, options", [
     (MOON, {}), (MOON, {"jd_bonus": True}), (MOON, {"avoid_all_tricks_bonus": True}),
+    (MOON_WITHOUT_JD, {"jd_bonus": True}),
     (SPLIT, {}), (SPLIT, {"jd_bonus": True}), (SPLIT, {"avoid_all_tricks_bonus": True}),
     (ONLY_HEARTS, {}), (QUEEN, {}), (QUEEN, {"can_lead_hearts_instead_of_qs": True}),
 ])
