@@ -23,6 +23,7 @@ GAME_WORDS = [
     "hexagon", "pie rule",  # Hex: "hex" itself occurs in the engine (hexdigest)
     "battleship", "fleet", "shoot", "sunk", "loss_multiplier", "num_shots",
     "checkers", "draughts", "crown",
+    "hearts", "shoot the moon", "queen of spades", "jack of diamonds", "jd_bonus", "pass_cards",
 ]
 
 
