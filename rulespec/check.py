@@ -324,7 +324,8 @@ class Checker:
         item = T.NONE
         for entry in node.items:
             item = T.unify(item, self.expr(entry, scope))
-        return T.list_of(item if node.items else T.ANY)
+        # `[]` is a list of nothing yet: `[] if c else hand(p)` is a list of cards
+        return T.list_of(item)
 
     def comp(self, comp: A.Comp, scope: Scope) -> tuple[str, str, Scope]:
         """(the first variable's type, the element's type, the innermost scope)."""

@@ -1329,3 +1329,25 @@ def test_value_lists_and_text_indexes_are_checked(old, new, message):
     text = "\n".join(textwrap.dedent(p) for p in (BASE, _VALUES)).replace(old, new)
     with pytest.raises((SpecError, RuleError), match=re.escape(message)):
         interpreter.game_from_text(text).new_initial_state(0)
+
+
+def test_an_empty_list_takes_the_type_of_the_other_branch():
+    """`[] if ... else hand(p)` is a list of cards: an action may loop over it (it was a list
+    of anything, and loading the game failed without a position)."""
+    game = make("""
+        cards: {name: "{n}", list: [{family: {n: "1..4"}}]}
+        zones: {deck: {}, hand: {per: player}}
+        define:
+          leads(p): "[] if count(deck) > 5 else [c for c in hand(p)]"
+        actions:
+          play:
+            for: c in leads(current)
+            label: "{c}"
+            do: [move c to deck]
+        round:
+          setup: [deal 2 from deck to hand]
+          turn: [{choose: play, else: [end game]}]
+        match: {}
+        """)
+    state = game.new_initial_state(0)
+    assert sorted(labels(state)) == sorted(names_in(state, "hand", 0))
