@@ -1350,4 +1350,4 @@ def test_an_empty_list_takes_the_type_of_the_other_branch():
         match: {}
         """)
     state = game.new_initial_state(0)
-    assert sorted(labels(state)) == sorted(names_in(state, "hand", 0))
+    assert sorted(labels(state)) == sorted(names_in(state, "hand", state.current_player()))
