@@ -135,9 +135,9 @@ def _literal_domains(L: Any) -> dict[tuple[str, int], list[Any]]:
 
 def _static_values(node: Any, L: Any) -> list[Any]:
     if isinstance(node, A.ListLit):
-        return [evaluate_static(item, L.options, L.num_players) for item in node.items]
+        return [evaluate_static(item, L.options, L.num_players, defines=L.static_defines) for item in node.items]
     if isinstance(node, A.Call) and node.func == "range":
-        low, high = (evaluate_static(a, L.options, L.num_players) for a in node.args)
+        low, high = (evaluate_static(a, L.options, L.num_players, defines=L.static_defines) for a in node.args)
         limit = L.limits.max_options
         if high - low > limit:
             raise BudgetError(f"an action parameter may take {high - low:,} values here, more than the limit of "

@@ -14,6 +14,7 @@ from typing import Any
 from rulespec import ast as A
 from rulespec.model import CardsDef
 from rulespec.source import Limits
+from rulespec.static import Defines
 
 from .errors import RuleError
 from .static import evaluate_static
@@ -50,11 +51,11 @@ def _card_name(template: A.Template | None, attrs: dict[str, Any]) -> str:
 
 
 def build_card_table(cards: CardsDef | None, attr_types: Mapping[str, str], options: Mapping[str, Any],
-                     num_players: int) -> CardTable:
+                     num_players: int, defines: Defines | None = None) -> CardTable:
     if cards is None:
         return CardTable(0, (), (), (), {}, ())
     defaults = {a.name: a.default for a in cards.attributes}
-    decks = evaluate_static(cards.decks, options, num_players)
+    decks = evaluate_static(cards.decks, options, num_players, defines=defines)
     if not isinstance(decks, int) or decks < 0:
         raise RuleError(f"cards.decks must be a whole number, got {decks!r}", cards.decks.span)
     rows: list[dict[str, Any]] = []
@@ -68,7 +69,7 @@ def build_card_table(cards: CardsDef | None, attr_types: Mapping[str, str], opti
                 for name, value, _ in entry.attrs:
                     attrs[name] = value
                 # copies may depend on the card's own attributes: "2 if value > 10 else 1"
-                copies = evaluate_static(entry.copies, options, num_players, attrs)
+                copies = evaluate_static(entry.copies, options, num_players, attrs, defines)
                 if not isinstance(copies, int) or isinstance(copies, bool) or copies < 0:
                     raise RuleError(f"copies must be a whole number, got {copies!r}", entry.copies.span)
                 if isinstance(attrs.get("name"), str) and "{" in attrs["name"]:

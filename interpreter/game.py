@@ -16,7 +16,7 @@ from rulespec import compile_file, compile_text
 from rulespec.check import option_bound_error, option_value_error
 from rulespec.compiler import GameDef
 from rulespec.errors import did_you_mean
-from rulespec.static import StaticEvalError
+from rulespec.static import StaticEvalError, static_defines
 
 from . import flow
 from .budget import start_step
@@ -242,7 +242,7 @@ def _spec_game_length(model: Any, options: dict[str, Any], num_players: int) -> 
     """The spec's `game.limits.actions`, evaluated."""
     where = model.max_actions_span
     try:
-        value = evaluate_static(model.max_actions, options, num_players)
+        value = evaluate_static(model.max_actions, options, num_players, defines=static_defines(model.defines))
     except RuleError as exc:
         raise OptionError(f"{where}: game.limits.actions: {exc.detail}") from None
     if isinstance(value, float) and value.is_integer():

@@ -15,6 +15,7 @@ from rulespec import ast as A
 from rulespec import types as T
 from rulespec.compiler import GameDef
 from rulespec.model import MAX_BOARD_SIDE, ProcDef, ZoneDef
+from rulespec.static import static_defines
 from rulespec.zones import kind_of
 
 from . import rng as RNG
@@ -55,8 +56,10 @@ class Link:
         self.options = options
         self.explicit_chance = explicit_chance
         self.loop_limit = self.model.loop_limit
+        self.static_defines = static_defines(self.model.defines)
         self.seat_names = self._seat_names()
-        self.cards = build_card_table(self.model.cards, self.info.attr_types, options, num_players)
+        self.cards = build_card_table(self.model.cards, self.info.attr_types, options, num_players,
+                                      self.static_defines)
         self.board = self._board()
         self._build_zones()
         self._build_pieces()
@@ -94,7 +97,7 @@ class Link:
         sides = []
         for side, rule, what in ((board.rows, board.rows_rule, "rows"), (board.cols, board.cols_rule, "columns")):
             if rule is not None:
-                side = evaluate_static(rule, self.options, self.num_players)
+                side = evaluate_static(rule, self.options, self.num_players, defines=self.static_defines)
                 if type(side) is not int or not 1 <= side <= MAX_BOARD_SIDE:
                     raise RuleError(f"the board would have {side} {what}; it can have 1 to {MAX_BOARD_SIDE}",
                                     rule.span)
@@ -130,7 +133,8 @@ class Link:
         self.piece_start: list[int] = []
         self.piece_label: list[str] = []
         for piece in self.model.pieces:
-            count = evaluate_static(piece.per_player, self.options, self.num_players)
+            count = evaluate_static(piece.per_player, self.options, self.num_players,
+                                    defines=self.static_defines)
             if count * self.num_players + len(self.piece_owner) > MAX_PIECES:
                 raise RuleError(f"more than {MAX_PIECES} pieces ({piece.name}: {count:,} per player)", piece.span)
             starts = dict((n, seats) for n, seats, _ in piece.start)
@@ -304,7 +308,8 @@ class Link:
             if isinstance(node, A.ListLit):
                 return len(node.items)
             if isinstance(node, A.Call) and node.func == "range" and len(node.args) == 2:
-                low, high = (evaluate_static(a, self.options, self.num_players) for a in node.args)
+                low, high = (evaluate_static(a, self.options, self.num_players, defines=self.static_defines)
+                             for a in node.args)
                 return max(0, int(high) - int(low))
         except RuleError:
             pass  # not known before the game starts: checked when it is drawn
@@ -409,14 +414,15 @@ class Link:
         if match.returns is not None:
             value = compile_expr(match.returns.value, self)
             self._returns = lambda s, p, winners: value(s, {"p": p, "winners": winners})
-            low = float(evaluate_static(match.returns.min, self.options, self.num_players))
-            high = float(evaluate_static(match.returns.max, self.options, self.num_players))
+            known = self.static_defines
+            low = float(evaluate_static(match.returns.min, self.options, self.num_players, defines=known))
+            high = float(evaluate_static(match.returns.max, self.options, self.num_players, defines=known))
             total = match.returns.sum
             if low > high:
                 raise RuleError("match.returns: min is greater than max", match.returns.span)
             self.utility_bounds = (low, high,
                                    None if total is None else float(evaluate_static(total, self.options,
-                                                                                    self.num_players)))
+                                                                                    self.num_players, defines=known)))
         else:
             self._returns = lambda s, p, winners: (1.0 / len(winners)) if p in winners else 0.0
             self.utility_bounds = (0.0, 1.0, 1.0)

@@ -699,7 +699,7 @@ class _Checker:
                 raise _Bad("pending: a deal is random only from a shuffled zone")
             if kind is flow.DrawCode and not (top[5] == 2 or s.shuffled[src]):
                 raise _Bad("pending: this draw is not random")
-            return _outcomes(_count(s.zones[src], kind_of))
+            return _outcomes(_count(s.zones[src], kind_of, code.fewest))
         self._entered_by_top(code, top)
         env = top[2]
         if kind is flow.RandomPickCode:
@@ -708,22 +708,25 @@ class _Checker:
             face = code.face(s, env, dst)
             if payload != [pool, dst, face]:
                 raise _Bad("pending: the cards to pick from are not the ones the rules give")
-            return _outcomes(_count(pool, kind_of))
+            return _outcomes(_count(pool, kind_of, code.fewest))
         if kind is flow.LetChanceCode:
             counts, values = code.outcomes(s, env)
-            if payload != {str(k): v for k, v in values.items()} or len(counts) < 2:
+            if payload != {str(k): v for k, v in values.items()} or len(counts) < max(code.fewest, 1):
                 raise _Bad("pending: the values to pick from are not the ones the rules give")
             return _outcomes(counts)
         raise _Bad("pending: its code is not a chance event")
 
 
-def _count(cards: list, kind_of: Any) -> dict[int, int]:
+def _count(cards: list, kind_of: Any, fewest: int) -> dict[int, int]:
+    """The cards' kinds and their copies: the outcomes of a chance event, which has at least
+    ``fewest`` of them (2, or 1 when the game keeps single-outcome chance nodes)."""
     counts: dict[int, int] = {}
     for c in cards:
         k = kind_of[c]
         counts[k] = counts.get(k, 0) + 1
-    if len(counts) < 2:
-        raise _Bad("pending: a chance event with fewer than two outcomes")
+    if len(counts) < max(fewest, 1):
+        raise _Bad("pending: a chance event with fewer than two outcomes" if fewest > 1 else
+                   "pending: a chance event with no outcome")
     return counts
 
 

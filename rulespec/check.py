@@ -19,7 +19,7 @@ from . import types as T
 from .errors import Diagnostics, SourceSpan, did_you_mean
 from .model import ActionRef, SpecModel
 from .source import Limits
-from .static import MAX_INT, StaticEvalError, evaluate_static
+from .static import MAX_INT, StaticEvalError, evaluate_static, static_defines
 from .zones import kind_of
 
 __all__ = ["CheckInfo", "check_model", "Scope", "CHOICE", "CHANCE", "option_value_error", "option_bound_error"]
@@ -121,6 +121,7 @@ class Checker:
         self.variables = {v.name: v for v in model.variables if v.per is None}
         self.pvars = {v.name: v for v in model.variables if v.per == "player"}
         self.defines = {d.name: d for d in model.defines}
+        self._static_defines: frozenset[str] | None = None
         self.procs = {p.name: p for p in model.procedures}
         self.actions = {a.action: a for a in model.actions}
         self.rankings = {r.name: r for r in model.rankings}
@@ -341,6 +342,40 @@ class Checker:
             return var_type, elt, inner
         elt = self.expr(comp.elt, inner)
         return var_type, elt, inner
+
+    def static_defines(self) -> frozenset[str]:
+        """The defines known before a game starts: made only of numbers, num_players, options
+        and other such defines (so they may size a board or bound an action's values)."""
+        if self._static_defines is None:
+            # one walk per define: a define is not static if it reads anything else, or uses
+            # a define that is not (spread along the uses, so a long chain stays linear)
+            names = frozenset(self.defines)
+            users: dict[str, list[str]] = {}
+            bad = []
+            for d in self.defines.values():
+                if d.body is None or _not_static(d.body, names, frozenset(d.params)) is not None:
+                    bad.append(d.name)
+                    continue
+                for sub in A.walk(d.body):
+                    used = sub.id if isinstance(sub, A.Name) else getattr(sub, "func", None)
+                    if used in names and used not in d.params:
+                        users.setdefault(used, []).append(d.name)
+            seen = set(bad)
+            while bad:
+                for user in users.get(bad.pop(), ()):
+                    if user not in seen:
+                        seen.add(user)
+                        bad.append(user)
+            self._static_defines = names - seen
+        return self._static_defines
+
+    def not_static(self, node: Any) -> Any:
+        """The first name or call in ``node`` not known before a game starts, or None (the
+        values of a `range(a, b)` or a literal list are looked at, not the list itself)."""
+        if isinstance(node, A.Call) and node.func == "range" or isinstance(node, A.ListLit):
+            parts = node.args if isinstance(node, A.Call) else node.items
+            return next((u for u in (_not_static(a, self.static_defines()) for a in parts) if u is not None), None)
+        return _not_static(node, self.static_defines())
 
     def check_directions(self, node: A.Call) -> None:
         """A set of directions (`dirs=` of the geometry functions, the argument of
@@ -955,9 +990,10 @@ class Checker:
             if t in (T.STR, T.INT, T.BOOL) and not _literal_domain(binding.iter):
                 self.error(binding.iter.span, f"the values of action parameter '{name}' must be a literal list "
                            "or range(a, b)")
-            elif t in (T.STR, T.INT, T.BOOL) and (unknown := _not_static(binding.iter)) is not None:
+            elif t in (T.STR, T.INT, T.BOOL) and (unknown := self.not_static(binding.iter)) is not None:
                 self.error(unknown.span, f"the values of action parameter '{name}' must be known before the game "
-                           f"starts: '{unknown.id}' is not", "use numbers, num_players and option.NAME")
+                           f"starts: '{_unknown_name(unknown)}' is not",
+                           "use numbers, num_players, option.NAME and defines made of them")
         known = self.info.action_params.get(alt.action)
         if known is None:
             self.info.action_params[alt.action] = signature
@@ -988,13 +1024,24 @@ def _sig_text(sig: tuple[tuple[str, str], ...]) -> str:
     return "(" + ", ".join(f"{n}: {t}" for n, t in sig) + ")"
 
 
-def _not_static(node: Any) -> A.Name | None:
-    """The first name in ``node`` that is not known before a game starts (numbers, num_players and
-    options are), or None."""
+_STATIC_NAMES = frozenset({"num_players", "option"})
+_STATIC_CALLS = frozenset({"max", "min", "abs", "int"})  # as rulespec.static computes them
+
+
+def _not_static(node: Any, defines: frozenset[str] = frozenset(), params: frozenset[str] = frozenset()) -> Any:
+    """The first name (or call) in ``node`` that is not known before a game starts, or None:
+    numbers, num_players, options and the ``defines`` made only of those are known."""
     for sub in A.walk(node):
-        if isinstance(sub, A.Name) and sub.id not in ("num_players", "option"):
+        if isinstance(sub, A.Name) and sub.id not in _STATIC_NAMES and sub.id not in defines \
+                and sub.id not in params:
+            return sub
+        if isinstance(sub, A.Call) and sub.func not in _STATIC_CALLS and sub.func not in defines:
             return sub
     return None
+
+
+def _unknown_name(node: Any) -> str:
+    return node.id if isinstance(node, A.Name) else f"{node.func}(...)"
 
 
 def _literal_domain(node: Any) -> bool:
@@ -1011,13 +1058,15 @@ def _literal_domain(node: Any) -> bool:
 def check_limits(c: Checker) -> None:
     scope = Scope({"num_players": T.INT})
     c.expect(c.m.max_actions, c.expr(c.m.max_actions, scope), T.INT, "game.limits.actions")
-    for node in A.walk(c.m.max_actions):
-        if isinstance(node, A.Name) and node.id not in ("num_players", "option"):
-            c.error(node.span, f"game.limits.actions can only use numbers, num_players and options, not '{node.id}'")
-            return
+    unknown = c.not_static(c.m.max_actions)
+    if unknown is not None:
+        c.error(unknown.span, "game.limits.actions can only use numbers, num_players, options and defines made of "
+                f"them, not '{_unknown_name(unknown)}'")
+        return
     players = max(c.m.players) if c.m.players else 1
     try:
-        value = evaluate_static(c.m.max_actions, default_options(c.m, players), players)
+        value = evaluate_static(c.m.max_actions, default_options(c.m, players), players,
+                                defines=static_defines(c.m.defines))
     except StaticEvalError as exc:
         if exc.definite:
             c.error(exc.span, exc.message)
@@ -1129,10 +1178,11 @@ def _check_option_expr(c: Checker, opt: Any, expr: Any, key: str, want: Any, wha
 
 
 def _check_before_the_game(c: Checker, expr: Any, subject: str, others: str, hint: str | None, want: Any,
-                           what: str) -> None:
-    """An expression known before the game starts: it reads only num_players and options."""
+                           what: str, defines: frozenset[str] = frozenset()) -> None:
+    """An expression known before the game starts: it reads only num_players, options and
+    the ``defines`` made of them."""
     for node in A.walk(expr):
-        if isinstance(node, A.Name) and node.id not in ("num_players", "option"):
+        if isinstance(node, A.Name) and node.id not in _STATIC_NAMES and node.id not in defines:
             c.error(node.span, f"{subject} can only use num_players and {others}, not '{node.id}'", hint)
             return
     c.expect(expr, c.expr(expr, Scope({"num_players": T.INT})), want, what)
@@ -1201,6 +1251,14 @@ def check_cards(c: Checker) -> None:
             if own[name] == "procedure":
                 own[name] = T.STR
         c.expect(entry.copies, c.expr(entry.copies, Scope({"num_players": T.INT, **own})), T.INT, "copies")
+        unknown = _not_static(entry.copies, c.static_defines(), frozenset(own))
+        if unknown is not None:
+            c.error(unknown.span, "copies can only use the card's attributes, numbers, num_players, options and "
+                    f"defines made of them, not '{_unknown_name(unknown)}'")
+    for unknown in (c.not_static(cards.decks),):
+        if unknown is not None:
+            c.error(unknown.span, "cards.decks can only use numbers, num_players, options and defines made of them, "
+                    f"not '{_unknown_name(unknown)}'")
     _check_card_count(c)
 
 
@@ -1235,7 +1293,8 @@ def _check_card_count(c: Checker) -> None:
                 c.d.limit(entry.span, f"more than {limit} cards")
                 return
             for combo in itertools.product(*(values for _, values, _ in entry.family)):
-                copies = evaluate_static(entry.copies, options, players, {**constants, **dict(zip(names, combo))})
+                copies = evaluate_static(entry.copies, options, players, {**constants, **dict(zip(names, combo))},
+                                         static_defines(c.m.defines))
                 if not isinstance(copies, int) or isinstance(copies, bool) or copies < 0:
                     c.error(entry.copies.span, f"copies must be a whole number, not {copies!r}")
                     return
@@ -1245,7 +1304,7 @@ def _check_card_count(c: Checker) -> None:
             if total > limit:
                 c.d.limit(entry.span, f"more than {limit} cards")
                 return
-        decks = evaluate_static(cards.decks, options, players)
+        decks = evaluate_static(cards.decks, options, players, defines=static_defines(c.m.defines))
     except StaticEvalError as exc:
         if exc.definite:
             c.error(exc.span, exc.message)
@@ -1321,7 +1380,8 @@ def check_zones_board_pieces(c: Checker) -> None:
 def _check_static_size(c: Checker, expr: Any, what: str) -> None:
     """A size written as an expression: a whole number known before the game starts."""
     _check_before_the_game(c, expr, what, "options",
-                           "write a number, or an expression such as `option.size` or `num_players + 4`", T.INT, what)
+                           "write a number, or an expression such as `option.size` or `num_players + 4`", T.INT, what,
+                           c.static_defines())
 
 
 def _players_text(players: tuple[int, ...]) -> str:
@@ -1435,9 +1495,10 @@ def check_flow(c: Checker) -> None:
             if bound is None:
                 continue
             c.expect(bound, c.expr(bound, static), (T.INT, T.NUM), f"match.returns.{key}")
-            for node in A.walk(bound):
-                if isinstance(node, A.Name) and node.id not in ("num_players", "option"):
-                    c.error(node.span, f"match.returns.{key} can only use numbers, num_players and options")
+            unknown = c.not_static(bound)
+            if unknown is not None:
+                c.error(unknown.span, f"match.returns.{key} can only use numbers, num_players, options and defines "
+                        "made of them")
     for _, expr in m.match.report:
         c.expr(expr, Scope({"winners": T.list_of(T.PLAYER)}))
     for inv in m.invariants:

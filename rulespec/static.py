@@ -1,5 +1,7 @@
 """Evaluate the few expressions that must be known before a game starts (option defaults,
-copies, decks, pieces per player, limits): only constants, `num_players` and `option.NAME`."""
+copies, decks, pieces per player, limits, board sizes, action ranges): only constants,
+`num_players`, `option.NAME` and, where the caller passes them, the spec's defines made of
+those (`size: option.rows * option.cols`, `cells_of(n): n * n`)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,9 @@ from typing import Any
 from . import ast as A
 from .errors import SourceSpan
 
-__all__ = ["evaluate_static", "StaticEvalError"]
+__all__ = ["evaluate_static", "StaticEvalError", "static_defines"]
+
+MAX_DEPTH = 50  # defines inside defines
 
 
 class StaticEvalError(Exception):
@@ -49,15 +53,37 @@ def _bounded(value: Any, span: SourceSpan | None) -> Any:
     return value
 
 
+Defines = Mapping[str, tuple[tuple[str, ...], Any]]  # name: (parameters, body)
+
+
+def static_defines(defines: Any) -> Defines:
+    """The spec's defines (``DefineDef``s) as the ``defines`` of ``evaluate_static``."""
+    return {d.name: (tuple(d.params), d.body) for d in defines if d.body is not None}
+
+
 def evaluate_static(node: Any, options: Mapping[str, Any], num_players: int | None,
-                    names: Mapping[str, Any] | None = None) -> Any:
-    """The value of ``node``; ``names`` are extra known values (a card's own attributes)."""
-    if names:
-        return _evaluate(node, options, num_players, names)
-    return _evaluate(node, options, num_players, {})
+                    names: Mapping[str, Any] | None = None, defines: Defines | None = None) -> Any:
+    """The value of ``node``; ``names`` are extra known values (a card's own attributes);
+    ``defines`` the spec's defines it may use."""
+    return _evaluate(node, options, num_players, names or {}, defines or {}, 0)
 
 
-def _evaluate(node: Any, options: Mapping[str, Any], num_players: int | None, names: Mapping[str, Any]) -> Any:
+def _define(node: Any, options: Mapping[str, Any], num_players: int | None, names: Mapping[str, Any],
+            defines: Defines, depth: int, args: list[Any]) -> Any:
+    name = node.id if isinstance(node, A.Name) else node.func
+    params, body = defines[name]
+    if len(params) != len(args):
+        raise StaticEvalError(f"'{name}' takes {len(params)} values", node.span)
+    if depth >= MAX_DEPTH:
+        raise StaticEvalError(f"defines nest more than {MAX_DEPTH} deep here", node.span, definite=True)
+    return _evaluate(body, options, num_players, dict(zip(params, args)), defines, depth + 1)
+
+
+def _evaluate(node: Any, options: Mapping[str, Any], num_players: int | None, names: Mapping[str, Any],
+              defines: Defines, depth: int) -> Any:
+    def ev(sub: Any) -> Any:
+        return _evaluate(sub, options, num_players, names, defines, depth)
+
     if isinstance(node, A.Const):
         return _bounded(node.value, node.span)
     if isinstance(node, A.Name):
@@ -65,6 +91,8 @@ def _evaluate(node: Any, options: Mapping[str, Any], num_players: int | None, na
             return num_players
         if node.id in names:
             return names[node.id]
+        if node.id in defines:
+            return _define(node, options, num_players, names, defines, depth, [])
         raise StaticEvalError(f"'{node.id}' is not known before the game starts", node.span)
     if isinstance(node, A.Attr) and isinstance(node.obj, A.Name) and node.obj.id == "option":
         if node.name in options:
@@ -72,12 +100,12 @@ def _evaluate(node: Any, options: Mapping[str, Any], num_players: int | None, na
         raise StaticEvalError(f"option '{node.name}' is not known here", node.span)
     if isinstance(node, A.BinOp):
         if node.op in ("and", "or"):
-            left = bool(_evaluate(node.left, options, num_players, names))
+            left = bool(ev(node.left))
             if (node.op == "and") != left:
                 return left
-            return bool(_evaluate(node.right, options, num_players, names))
-        left = _evaluate(node.left, options, num_players, names)
-        right = _evaluate(node.right, options, num_players, names)
+            return bool(ev(node.right))
+        left = ev(node.left)
+        right = ev(node.right)
         if node.op in _ARITH and not (_number(left) and _number(right)) \
                 and not (node.op == "+" and isinstance(left, str) and isinstance(right, str)):
             # never text * n or text % x: only numbers are computed (and text joined)
@@ -87,21 +115,23 @@ def _evaluate(node: Any, options: Mapping[str, Any], num_players: int | None, na
         except (KeyError, TypeError, ZeroDivisionError, ValueError, OverflowError) as exc:
             raise StaticEvalError(f"cannot compute this before the game starts ({exc})", node.span) from None
     if isinstance(node, A.Unary):
-        value = _evaluate(node.operand, options, num_players, names)
+        value = ev(node.operand)
         if node.op == "not":
             return not value
         if not _number(value):
             raise StaticEvalError("cannot negate this value", node.span)
         return _bounded(-value, node.span)
     if isinstance(node, A.Cond):
-        test = _evaluate(node.test, options, num_players, names)
-        return _evaluate(node.body if test else node.orelse, options, num_players, names)
+        test = ev(node.test)
+        return ev(node.body if test else node.orelse)
     if isinstance(node, A.Call) and node.func in _FUNCS and not node.kwargs:
-        args = [_evaluate(a, options, num_players, names) for a in node.args]
+        args = [ev(a) for a in node.args]
         if node.func in ("int", "abs") and not all(_number(a) for a in args):
             raise StaticEvalError(f"{node.func}(...) needs a number here", node.span)
         try:
             return _bounded(_FUNCS[node.func](*args), node.span)
         except (TypeError, ValueError, OverflowError) as exc:
             raise StaticEvalError(f"cannot compute {node.func}(...) ({exc})", node.span) from None
+    if isinstance(node, A.Call) and node.func in defines and not node.kwargs:
+        return _define(node, options, num_players, names, defines, depth, [ev(a) for a in node.args])
     raise StaticEvalError("only numbers, options and num_players can be used here", getattr(node, "span", None))

@@ -1221,6 +1221,20 @@ def test_single_outcome_chance_nodes_are_kept_when_the_game_asks(keep, nodes):
     assert names_in(state, "hand", 0) == ["y", "x", "x"]
 
 
+def test_a_state_waiting_on_a_single_outcome_survives_json():
+    """Saved while waiting on a one-outcome draw or random(), a state loads back (the loader
+    checks a pending event's outcomes with the game's own threshold)."""
+    base = "game: {name: Tiny, players: 2, keep_single_chance: true}\n"
+    game = make(_SINGLE, base=base, explicit=True)
+    state = game.new_initial_state(0)
+    waits = 0
+    while state.is_chance_node():
+        state = game.state_from_json(state.to_json())
+        waits += 1
+        state.apply_action(state.chance_outcomes()[-1][0])
+    assert waits == 4
+
+
 # ---------------------------------------------------------------- geometry
 
 _GEOMETRY = """
@@ -1351,3 +1365,68 @@ def test_an_empty_list_takes_the_type_of_the_other_branch():
         """)
     state = game.new_initial_state(0)
     assert sorted(labels(state)) == sorted(names_in(state, "hand", state.current_player()))
+
+
+# ---------------------------------------------------------------- defines known before the game
+
+_STATIC = """
+options:
+  size: {type: int, default: 3, min: 2, max: 5}
+define:
+  side: option.size
+  area: side * side
+  twice(n): 2 * n
+board: {rows: side, cols: side + 1}
+pieces:
+  stone: {per_player: area}
+actions:
+  mark:
+    for: k in range(0, twice(area))
+    label: "{k}"
+    do: [end game]
+round:
+  turn: [{choose: mark}]
+match:
+  returns: {value: "1", min: -twice(side), max: area}
+game: {name: Tiny, players: 2, limits: {actions: area + 1}}
+"""
+
+
+@pytest.mark.parametrize("size", [2, 4])
+def test_defines_of_options_size_boards_pieces_actions_limits_and_returns(size):
+    text = "\n".join(textwrap.dedent(p) for p in (_STATIC,))
+    game = interpreter.game_from_text(text, options={"size": size})
+    assert (game.link.board.rows, game.link.board.cols) == (size, size + 1)
+    assert game.num_distinct_actions == 2 * size * size
+    assert game.max_game_length == size * size + 1
+    assert game.link.utility_bounds[:2] == (-2 * size, size * size)
+    assert len(game.link.piece_owner) == 2 * size * size
+
+
+def test_a_define_reading_the_state_cannot_size_an_action():
+    text = textwrap.dedent(_STATIC).replace("twice(n): 2 * n", "twice(n): n * count(players)")
+    with pytest.raises(SpecError, match=re.escape("'twice(...)' is not")):
+        interpreter.game_from_text(text)
+
+
+def test_copies_may_use_a_define_of_the_cards_attributes():
+    """Validate accepted a define in `copies` that loading refused; now both accept a define
+    made of numbers and options, and both refuse one reading the state."""
+    spec = """
+        define:
+          big(n): n > 1
+        cards:
+          name: "{n}"
+          list:
+            - family: {n: "1..3"}
+              copies: "COPIES"
+        zones:
+          deck: {}
+        round:
+          turn: [end game]
+        match: {}
+        """
+    game = make(spec.replace("COPIES", "2 if big(n) else 0"))
+    assert len(game.link.cards.kind_of) == 4
+    with pytest.raises(SpecError, match=re.escape("copies can only use the card's attributes")):
+        make(spec.replace("COPIES", "1 if big(n) and count(deck) > 0 else 0"))

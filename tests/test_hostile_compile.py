@@ -658,4 +658,4 @@ match:
     (diag,) = error.diagnostics
     assert (diag.span.line, diag.span.col) == (7, 24)
     assert diag.message == "the values of action parameter 'k' must be known before the game starts: 'n' is not"
-    assert diag.hint == "use numbers, num_players and option.NAME"
+    assert diag.hint == "use numbers, num_players, option.NAME and defines made of them"
