@@ -473,6 +473,7 @@ def main() -> int:
         targets.append(versus_openspiel("kalah.yaml", "mancala", "Kalah", None, 100 * scale, 1000 * scale, runs))
         targets.append(versus_openspiel("dots_and_boxes.yaml", "dots_and_boxes", "Dots and Boxes", None,
                                         200 * scale, 2000 * scale, runs))
+        targets.append(versus_openspiel("oh_hell.yaml", "oh_hell", "Oh Hell", None, 100 * scale, 1000 * scale, runs))
         progress("IS-MCTS")
         targets.append(mcts_before(base, base_note, 2 if args.quick else 3))
         progress("load and compile")

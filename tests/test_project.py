@@ -21,6 +21,9 @@ GAME_WORDS = [
     "pig", "dots and boxes", "dots_and_boxes",
     "kalah", "mancala",
 ]
+# Oh Hell (games/oh_hell.yaml): the game's names and its bidding words
+OH_HELL_WORDS = ["oh hell", "oh_hell", "ohhell", "off_bid", "made_bid", "num_tricks", "trump"]
+GAME_WORDS += OH_HELL_WORDS
 
 
 def _engine_files():
