@@ -25,6 +25,9 @@ GAME_WORDS = [
     "checkers", "draughts", "crown",
     "hearts", "shoot the moon", "queen of spades", "jack of diamonds", "jd_bonus", "pass_cards",
 ]
+# Oh Hell (games/oh_hell.yaml): the game's names and its bidding words
+OH_HELL_WORDS = ["oh hell", "oh_hell", "ohhell", "off_bid", "made_bid", "num_tricks", "trump"]
+GAME_WORDS += OH_HELL_WORDS
 
 
 def _engine_files():
