@@ -163,9 +163,6 @@ def test_the_deal_is_card_by_card_to_seats_0_1_2_3_uniform_among_the_rest(game):
     assert RANKS[last // 4] + SUITS[last % 4] in hand(state, 3)
 
 
-@pytest.mark.xfail(strict=True, raises=interpreter.StateError,
-                   reason="engine: state_from_json refuses a state waiting on a chance node with one outcome "
-                          "('a chance event with fewer than two outcomes'), although keep_single_chance made it")
 def test_a_state_waiting_on_the_52nd_card_survives_a_json_round_trip(game):
     state = game.new_initial_state(0)
     for _ in range(52):

@@ -23,11 +23,9 @@ GAME_WORDS = [
     "hexagon", "pie rule",  # Hex: "hex" itself occurs in the engine (hexdigest)
     "battleship", "fleet", "shoot", "sunk", "loss_multiplier", "num_shots",
     "checkers", "draughts", "crown",
+    "oh hell", "oh_hell", "ohhell", "off_bid", "made_bid", "num_tricks", "trump",
     "hearts", "shoot the moon", "queen of spades", "jack of diamonds", "jd_bonus", "pass_cards",
 ]
-# Oh Hell (games/oh_hell.yaml): the game's names and its bidding words
-OH_HELL_WORDS = ["oh hell", "oh_hell", "ohhell", "off_bid", "made_bid", "num_tricks", "trump"]
-GAME_WORDS += OH_HELL_WORDS
 
 
 def _engine_files():
