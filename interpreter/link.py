@@ -328,12 +328,12 @@ class Link:
             if scope == "turn" and any(slot == i for slot, _ in self._turn_resets):
                 continue
             if scope is None or v.reset == scope:
-                s.g[i] = self._initial(v, s, None)
+                s.g[i] = self.initial_value(v, s, None)
         for i, v in enumerate(self.pvar_defs):
             if scope is None or v.reset == scope:
                 column = s.pv[i]
                 for p in range(self.num_players):
-                    column[p] = self._initial(v, s, p)
+                    column[p] = self.initial_value(v, s, p)
 
     def _compile_initials(self) -> None:
         """A closure giving each variable its initial value (a fresh list for list variables)."""
@@ -346,7 +346,8 @@ class Link:
             else:
                 self._initials[id(var)] = compile_expr(var.initial, self)
 
-    def _initial(self, var: Any, s: State, p: int | None) -> Any:
+    def initial_value(self, var: Any, s: State, p: int | None) -> Any:
+        """A variable's initial value (player ``p``'s, for a per-player variable)."""
         return self._initials[id(var)](s, {"p": p} if p is not None else {})
 
     def start_round(self, s: State) -> None:

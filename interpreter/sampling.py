@@ -3,8 +3,10 @@
 Information-set search (IS-MCTS) needs possible worlds consistent with what a player
 knows. ``sample_consistent`` keeps everything the player sees and redeals every card
 the player cannot see uniformly at random among the places such cards occupy (other
-hands, face-down cards, hidden piles), and gives the sample a fresh random generator,
-so neither the hidden cards nor the future draws of the real game leak into it.
+hands, face-down cards, hidden piles), gives the other players' private variables
+(`visibility: owner`) their initial values, and gives the sample a fresh random
+generator, so neither the hidden cards, nor the others' secrets, nor the future draws of
+the real game leak into it.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import random
 
 from . import rng as RNG
 from .state import State
-from .visibility import visible_cards
+from .visibility import player_variable_seen, visible_cards
 
 __all__ = ["sample_consistent"]
 
@@ -33,6 +35,7 @@ def sample_consistent(state: State, player: int, seed: int | random.Random) -> S
     sample = state
     for _ in range(MAX_TRIES):
         sample = _redeal(state, seen, rng)
+        _forget_secrets(sample, player)
         if _same_decision(state, sample):
             return sample
     return sample  # practically unreachable: the last redeal, whose decision has moved on
@@ -58,6 +61,16 @@ def _redeal(state: State, seen: set[int], rng: random.Random) -> State:
     sample.rng = RNG.seed_state(rng.getrandbits(62))
     _refresh_pending(sample, state.pending.player if state.pending else None)
     return sample
+
+
+def _forget_secrets(sample: State, player: int) -> None:
+    """The other players' private variables, as ``player`` cannot know them: their initial values."""
+    link = sample.game.link
+    for i, var in enumerate(link.pvar_defs):
+        for p in range(link.num_players):
+            if not player_variable_seen(var.visibility, p, player):
+                sample.pv[i][p] = link.initial_value(var, sample, p)
+                sample.dirty = True
 
 
 def _same_decision(state: State, sample: State) -> bool:

@@ -13,7 +13,7 @@ from typing import Any
 
 from . import zones
 from .state import CHANCE, State
-from .visibility import seen_events, visible_cards, zone_sights, zone_view
+from .visibility import player_variable_seen, seen_events, visible_cards, zone_sights, zone_view
 
 __all__ = ["observe", "render_text", "visible_cards"]
 
@@ -51,7 +51,8 @@ def observe(s: State, player: int, events: bool = True) -> dict[str, Any]:
         "zones": _zones(s, player),
         "players": [
             {"seat": p, "name": link.seat_names[p], "score": s.score[p], "total": s.total[p],
-             **{v.name: link.pvar_json[i](s, s.pv[i][p]) for i, v in enumerate(link.pvar_defs)}}
+             **{v.name: link.pvar_json[i](s, s.pv[i][p]) for i, v in enumerate(link.pvar_defs)
+                if player_variable_seen(v.visibility, p, player)}}
             for p in range(n)
         ],
         "variables": {v.name: link.var_json[i](s, s.g[i]) for i, v in enumerate(link.var_defs)},

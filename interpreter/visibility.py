@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "PUBLIC", "OWNER", "HIDDEN", "TOP", "COUNT", "TOP_CARD", "FACE_UP", "ALL",
     "zone_sight", "zone_sights", "top_seen", "seen_in_zone", "zone_view", "visible_cards",
-    "seen_events",
+    "seen_events", "player_variable_seen",
 ]
 
 # zone visibility codes, as ``Link.zone_visibility`` holds them
@@ -129,3 +129,9 @@ def visible_cards(s: State, player: int) -> set[int]:
 def seen_events(events: list[dict[str, Any]], player: int) -> list[dict[str, Any]]:
     """The events that reach ``player``, in order: all but those addressed (``to``) to others only."""
     return [e for e in events if "to" not in e or player in e["to"]]
+
+
+def player_variable_seen(visibility: str, owner: int, player: int) -> bool:
+    """Whether ``player`` sees ``owner``'s value of a per-player variable (``visibility``
+    ``public`` or ``owner``)."""
+    return visibility != "owner" or owner == player

@@ -1397,6 +1397,9 @@ def check_variables(c: Checker) -> None:
             c.error(var.span, f"variable '{var.name}' hides a built-in or zone of the same name")
         if var.per == "player" and var.name in T.PLAYER_FIELDS:
             c.error(var.span, f"'{var.name}' is a built-in player field")
+        if var.visibility == "owner" and var.per != "player":
+            c.error(var.span, f"variable '{var.name}' is seen by its owner only, but it belongs to no player",
+                    "add `per: player`")
         names[var.name] = var
         if var.initial is not None:
             scope = Scope({"p": T.PLAYER}) if var.per == "player" else Scope()

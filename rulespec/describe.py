@@ -225,6 +225,8 @@ class Describer:
         out = ["## Variables", "", "| variable | type | one per | starts as | reset |", "|---|---|---|---|---|"]
         for v in self.model.variables:
             per = "player" if v.per == "player" else "game"
+            if v.visibility == "owner":
+                per += " (seen by that player only)"
             initial = self.expr(v.initial) if v.initial is not None else "none"
             reset = {"never": "never", "round": "at each round", "turn": "at each turn"}.get(v.reset, v.reset)
             out.append(f"| `{v.name}` | {v.type} | {per} | {_cell(initial)} | {reset} |")

@@ -119,6 +119,7 @@ class VarDef:
     initial: A.Expr | None
     reset: str
     span: SourceSpan
+    visibility: str = "public"  # or "owner": a player's value is seen by that player only
 
 
 @dataclass(frozen=True)
@@ -524,7 +525,8 @@ class _Builder:
                 else:
                     initial = self.expr(body, "initial")
             out.append(VarDef(str(name), str(body["type"]), body.get("per"), initial,
-                              str(body.get("reset", "never")), key_span(section, name) or _NOWHERE))
+                              str(body.get("reset", "never")), key_span(section, name) or _NOWHERE,
+                              str(body.get("visibility", "public"))))
         return tuple(out)
 
     def tables(self, data: Any) -> tuple[TableDef, ...]:

@@ -1430,3 +1430,48 @@ def test_copies_may_use_a_define_of_the_cards_attributes():
     assert len(game.link.cards.kind_of) == 4
     with pytest.raises(SpecError, match=re.escape("copies can only use the card's attributes")):
         make(spec.replace("COPIES", "1 if big(n) and count(deck) > 0 else 0"))
+
+
+# ---------------------------------------------------------------- private per-player variables
+
+_PRIVATE = """
+variables:
+  secret: {type: int, per: player, initial: "-1", visibility: owner}
+  known: {type: int, per: player, initial: "0"}
+round:
+  turn:
+    - choose:
+        action: pick
+        for: k in range(0, 3)
+        label: "{k}"
+        do: [current.secret = k + 10, current.known += 1]
+    - if: all(p.secret >= 0 for p in players)
+      then: [end game]
+match: {}
+"""
+
+
+def test_a_private_variable_is_seen_by_its_owner_only_and_not_sampled_from_the_truth():
+    from interpreter.sampling import sample_consistent
+
+    game = make(_PRIVATE)
+    state = game.new_initial_state(0)
+    first = state.current_player()
+    act(state, "2")
+    other = 1 - first
+    mine = state.observation(first, events=False)["players"]
+    theirs = state.observation(other, events=False)["players"]
+    assert mine[first]["secret"] == 12 and mine[first]["known"] == 1
+    assert "secret" not in theirs[first] and theirs[first]["known"] == 1
+    assert theirs[other]["secret"] == -1
+    # a world sampled for the other player knows nothing of the secret; the owner's keeps it
+    assert sample_consistent(state, other, 5).pv[0][first] == -1
+    assert sample_consistent(state, first, 5).pv[0][first] == 12
+    assert sample_consistent(state, other, 5).observation(other) == state.observation(other)
+
+
+def test_only_a_players_variable_can_be_private():
+    text = "\n".join(textwrap.dedent(p) for p in (BASE, _PRIVATE)).replace(
+        'known: {type: int, per: player, initial: "0"}', 'known: {type: int, initial: "0", visibility: owner}')
+    with pytest.raises(SpecError, match="belongs to no player"):
+        interpreter.game_from_text(text)
