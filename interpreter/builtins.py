@@ -206,15 +206,26 @@ def b_player(node: A.Call, L: Any) -> Fn:
 
 
 def b_pieces(node: A.Call, L: Any) -> Fn:
+    """The pieces a player owns now (of a kind, if given), in piece order."""
     args = _args(node, L)
     owner = args[0]
-    kind = const_value(args[1]) if len(args) > 1 and is_const(args[1]) else None
-    table = [[x for x in range(len(L.piece_owner)) if L.piece_owner[x] == p
-              and (kind is None or L.piece_kind_name[x] == kind)] for p in range(L.num_players)]
-    if len(args) > 1 and kind is None:
-        kind_fn = args[1]
-        return lambda s, e: [x for x in table[owner(s, e)] if L.piece_kind_name[x] == kind_fn(s, e)]
-    return lambda s, e: table[owner(s, e)]
+    every = range(len(L.piece_owner))
+    if len(args) == 1:
+        def pieces(s: Any, e: dict) -> list:
+            p = owner(s, e)
+            owners = s.piece_owner
+            return [x for x in every if owners[x] == p]
+
+        return pieces
+    kind_fn = args[1]
+
+    def pieces_of_kind(s: Any, e: dict) -> list:
+        p = owner(s, e)
+        k = kind_fn(s, e)
+        owners, kinds = s.piece_owner, s.piece_kind
+        return [x for x in every if owners[x] == p and kinds[x] == k]
+
+    return pieces_of_kind
 
 
 def b_piece_at(node: A.Call, L: Any) -> Fn:
@@ -312,7 +323,6 @@ def b_start_cells(node: A.Call, L: Any) -> Fn:
 
 def b_line(node: A.Call, L: Any) -> Fn:
     p, n = _args(node, L)
-    owner = L.piece_owner
     board = L.board
 
     span = node.span
@@ -320,6 +330,7 @@ def b_line(node: A.Call, L: Any) -> Fn:
     def line(s: Any, e: dict) -> bool:
         who = p(s, e)
         occupied = s.cell_piece
+        owner = s.piece_owner
         windows = board.windows(n(s, e))
         if len(windows) > SMALL:
             spend(s, len(windows), span)

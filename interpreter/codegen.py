@@ -379,9 +379,9 @@ class _Writer:
                 first, x = self.held(self.expr(node.obj))
                 c = self.temp()
                 return f"(None if {first} is None or ({c} := s.piece_cell[{x}]) < 0 else {c})"
-            if node.name in ("owner", "kind"):
-                table = L.piece_owner if node.name == "owner" else L.piece_kind_name
-                return self.lookup(self.expr(node.obj), table)
+            if node.name in ("owner", "kind"):  # the state's: a rule may change them
+                first, x = self.held(self.expr(node.obj))
+                return f"(None if {first} is None else s.piece_{node.name}[{x}])"
         return None
 
     def x_ListLit(self, node: A.ListLit) -> str:
@@ -514,9 +514,9 @@ class _Writer:
             x = self.temp()
             return f"(None if {first} is None or ({x} := s.cell_piece[{c}]) < 0 else {x})"
         if func == "pieces" and len(args) == 1:
-            owner = L.piece_owner
-            table = [[x for x in range(len(owner)) if owner[x] == p] for p in range(L.num_players)]
-            return f"{self.name_of(table)}[{self.expr(args[0])}]"
+            first, p = self.held(self.expr(args[0]))
+            x = self.temp()
+            return f"[{x} for {x} in {self.name_of(range(len(L.piece_owner)))} if s.piece_owner[{x}] == {first}]"
         if func == "cell" and len(args) == 2:
             r, c = self.temp(), self.temp()
             rows, cols = L.board.rows, L.board.cols

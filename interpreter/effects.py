@@ -370,6 +370,8 @@ def s_Assign(node: A.Assign, L: Any) -> Stmt:
         key = ("flow", target.id)
     elif kind == "pvar":
         key = ("pvar", target.name)
+    elif kind == "piece_set":
+        key = ("pieces",)
     else:
         key = ("field", target.name)
     return _marking(assign) if key in L.end_watch else assign
@@ -413,6 +415,8 @@ def _assign(node: A.Assign, L: Any) -> Stmt:
     grows = type_of(node.value, L) not in (T.INT, T.BOOL)
     if ref.kind == "item":
         return _assign_item(node, L, value, grows)
+    if ref.kind == "piece_set":
+        return _set_piece(node, L, value)
     if ref.kind in ("var", "builtin"):
         if ref.kind == "builtin":
             def set_dealer(s: Any, e: dict) -> None:
@@ -483,6 +487,32 @@ def _assign(node: A.Assign, L: Any) -> Stmt:
             col[p] += sign * value(s, e)
 
     return add_field
+
+
+def _set_piece(node: A.Assign, L: Any, value: Fn) -> Stmt:
+    """``x.owner = p`` (a piece changes sides: a flip) or ``x.kind = 'king'`` (a promotion);
+    the piece keeps its cell and its number."""
+    piece = compile_expr(node.target.obj, L)
+    span = node.span
+    field = node.target.name
+    kinds = L.piece_kinds
+    n = L.num_players
+
+    def set_piece(s: Any, e: dict) -> None:
+        x = piece(s, e)
+        v = value(s, e)
+        if x is None:
+            raise RuleError(f"cannot set the {field} of a missing piece (none)", span)
+        if field == "owner":
+            if type(v) is not int or not 0 <= v < n:
+                raise RuleError(f"a piece's owner must be a player, not {v!r}", span)
+            s.piece_owner[x] = v
+        else:
+            if v not in kinds:
+                raise RuleError(f"'{v}' is not a kind of piece (kinds: {', '.join(kinds)})", span)
+            s.piece_kind[x] = v
+
+    return set_piece
 
 
 def _assign_item(node: A.Assign, L: Any, value: Fn, grows: bool) -> Stmt:
@@ -685,8 +715,7 @@ def s_Remove(node: A.Remove, L: Any) -> Stmt:
 def _place(node: A.Place, L: Any) -> Stmt:
     owner = compile_expr(node.owner, L)
     cell = compile_expr(node.cell, L)
-    pool = [[x for x in range(len(L.piece_owner)) if L.piece_owner[x] == p and L.piece_kind_name[x] == node.kind]
-            for p in range(L.num_players)]
+    every = range(len(L.piece_owner))
     span = node.span
     kind = node.kind
 
@@ -696,8 +725,9 @@ def _place(node: A.Place, L: Any) -> Stmt:
         if p is None or c is None:
             raise RuleError(f"cannot place a {kind}: the {'player' if p is None else 'cell'} is missing (none)"
                             + ("" if p is None else ", for example a cell off the board"), span)
-        for x in pool[p]:
-            if s.piece_cell[x] < 0:
+        owners, kinds, cells = s.piece_owner, s.piece_kind, s.piece_cell
+        for x in every:  # the first of the player's pieces of this kind off the board
+            if cells[x] < 0 and owners[x] == p and kinds[x] == kind:
                 move_piece(s, x, c, span)
                 return
         raise RuleError(f"player {p} has no {kind} left to place", span)

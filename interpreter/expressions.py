@@ -170,8 +170,15 @@ def c_Attr(node: A.Attr, L: Any) -> Fn:
                 return None if c < 0 else c
 
             return piece_cell
-        table = {"owner": L.piece_owner, "kind": L.piece_kind_name, "start": L.piece_start}[node.name]
-        return _lookup(obj, [None if v == -1 else v for v in table] if node.name == "start" else table)
+        if node.name in ("owner", "kind"):  # the state's: a rule may change them
+            field = node.name
+
+            def piece_field(s: Any, e: dict) -> Any:
+                x = obj(s, e)
+                return None if x is None else (s.piece_owner if field == "owner" else s.piece_kind)[x]
+
+            return piece_field
+        return _lookup(obj, [None if v == -1 else v for v in L.piece_start])
     span = node.span
     name = node.name
 

@@ -27,10 +27,10 @@ Key = tuple[str, ...]
 
 _FLOW_NAMES = ("current", "dealer", "round", "turn")
 _CONSTANT_NAMES = ("players", "cards", "cells", "num_players")
-_FIXED_FIELDS = {"player_field": ("seat", "name"), "piece_field": ("owner", "kind", "start")}
-_PIECE_FUNCTIONS = ("piece_at", "slides", "empty_cells", "line", "ray")
+_FIXED_FIELDS = {"player_field": ("seat", "name"), "piece_field": ("start",)}
+_PIECE_FUNCTIONS = ("piece_at", "slides", "empty_cells", "line", "ray", "pieces")
 _PURE_FUNCTIONS = ("count", "sum", "max", "min", "any", "all", "distinct", "first", "last", "top", "bottom", "nth",
-                   "left", "right", "others", "seats_from", "player", "pieces", "cell", "start_cells", "hand_value",
+                   "left", "right", "others", "seats_from", "player", "cell", "start_cells", "hand_value",
                    "best_cards", "category", "hand_score", "str", "int", "abs", "range", "dict", "neighbours",
                    "directions", "connected", "group")
 _PLAIN_NODES = (A.Const, A.Index, A.ListLit, A.ListComp, A.Agg, A.BinOp, A.Unary, A.Cond, A.Comp)

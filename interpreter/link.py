@@ -132,6 +132,7 @@ class Link:
         self.piece_kind_name: list[str] = []
         self.piece_start: list[int] = []
         self.piece_label: list[str] = []
+        self.piece_kinds = {piece.name: piece.label for piece in self.model.pieces}  # kind: its label
         for piece in self.model.pieces:
             count = evaluate_static(piece.per_player, self.options, self.num_players,
                                     defines=self.static_defines)
@@ -455,6 +456,8 @@ class Link:
         s.total = [0] * n
         s.skips = [0] * n
         s.piece_cell = [-1] * len(self.piece_owner)
+        s.piece_owner = list(self.piece_owner)
+        s.piece_kind = list(self.piece_kind_name)
         s.cell_piece = [-1] * (self.board.size if self.board else 0)
         for x, cell in enumerate(self.piece_start):
             if cell >= 0 and s.cell_piece[cell] < 0:

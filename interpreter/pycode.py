@@ -36,7 +36,8 @@ ALLOWED_BUILTINS = frozenset({"len", "bool", "dict", "any", "all", "sum", "max",
                               "ValueError", "AttributeError"})
 # the fields of a state the generated code may read or write (``s.<field>``)
 STATE_ATTRS = frozenset({"zones", "loc", "face", "shuffled", "g", "pv", "score", "total", "skips", "piece_cell",
-                         "cell_piece", "round", "turn", "current", "dealer", "ops", "dirty", "in_play"})
+                         "cell_piece", "piece_owner", "piece_kind", "round", "turn", "current", "dealer", "ops",
+                         "dirty", "in_play"})
 _NODES: frozenset[type] = frozenset({
     ast.Module, ast.FunctionDef, ast.arguments, ast.arg, ast.Return, ast.If, ast.For, ast.Assign,
     ast.AugAssign, ast.Expr, ast.Pass, ast.Continue, ast.Try, ast.Raise, ast.ExceptHandler, ast.Tuple, ast.List,

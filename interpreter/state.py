@@ -90,6 +90,8 @@ class State:
     skips: Annotated[list[int], LIST]  # turns each seat will skip
     piece_cell: Annotated[list[int], LIST]  # cell of each piece, -1 off the board
     cell_piece: Annotated[list[int], LIST]  # piece on each cell, -1 empty
+    piece_owner: Annotated[list[int], LIST]  # seat owning each piece (a rule may give it to another)
+    piece_kind: Annotated[list[str], LIST]  # kind of each piece (a rule may change it: a promotion)
     round: Annotated[int, VALUE]
     turn: Annotated[int, VALUE]
     current: Annotated[int, VALUE]
@@ -231,6 +233,8 @@ class State:
         other.skips = list(self.skips)
         other.piece_cell = list(self.piece_cell)
         other.cell_piece = list(self.cell_piece)
+        other.piece_owner = list(self.piece_owner)
+        other.piece_kind = list(self.piece_kind)
         other.round = self.round
         other.turn = self.turn
         other.current = self.current

@@ -384,6 +384,13 @@ class _Checker:
                 raise _Bad(f"cell_piece[{c}] is not a piece or -1")
             if x >= 0 and piece_cell[x] != c:
                 raise _Bad(f"cell {c} holds piece {x}, which is elsewhere")
+        for x, p in enumerate(_list(data["piece_owner"], self.pieces, "piece_owner")):
+            if not (_is_int(p) and 0 <= p < n):
+                raise _Bad(f"piece_owner[{x}] is not a seat (0 to {n - 1})")
+        kinds = self.link.piece_kinds
+        for x, k in enumerate(_list(data["piece_kind"], self.pieces, "piece_kind")):
+            if k not in kinds:
+                raise _Bad(f"piece_kind[{x}] is not a kind of piece of this game")
         # counters and flags
         for name in ("round", "turn"):
             _counter(data[name], name)

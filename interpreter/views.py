@@ -32,7 +32,7 @@ def _pieces(s: State) -> dict[str, Any]:
     out = {}
     for x, cell in enumerate(s.piece_cell):
         if cell >= 0:
-            out[link.board.names[cell]] = {"piece": link.piece_kind_name[x], "owner": link.piece_owner[x],  # type: ignore[union-attr]
+            out[link.board.names[cell]] = {"piece": s.piece_kind[x], "owner": s.piece_owner[x],  # type: ignore[union-attr]
                                            "id": x}
     return out
 
@@ -104,7 +104,7 @@ def render_board(s: State) -> str:
         for c in range(board.cols):  # type: ignore[union-attr]
             index = r * board.cols + c  # type: ignore[union-attr]
             x = s.cell_piece[index]
-            cells.append("." if x < 0 else str(link.piece_owner[x]))
+            cells.append("." if x < 0 else str(s.piece_owner[x]))
         rows.append(f"  {board.rows - r} " + " ".join(cells))  # type: ignore[union-attr]
     rows.append("    " + " ".join(chr(ord("a") + c) for c in range(board.cols)))  # type: ignore[union-attr]
     return "\n".join(rows)

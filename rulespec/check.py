@@ -727,6 +727,16 @@ class Checker:
                                did_you_mean(target.id, list(self.variables) + ["dealer"])
                                or "declare it under `variables:`")
                 return 0
+        elif isinstance(target, A.Attr) and self.expr(target.obj, scope) == T.PIECE:
+            if target.name not in ("owner", "kind") or node.op != "=":
+                self.error(target.span, "a piece's `owner` and `kind` can be set (with '='), nothing else",
+                           "x.owner = p, x.kind = 'king'")
+                return 0
+            self.info.refs[id(target)] = Ref("piece_set", target.name)
+            want = T.PLAYER if target.name == "owner" else T.STR
+            if target.name == "kind" and isinstance(node.value, A.Const) and node.value.value not in self.piece_kinds:
+                self.error(node.value.span, f"unknown piece kind '{node.value.value}'",
+                           did_you_mean(str(node.value.value), self.piece_kinds))
         elif isinstance(target, A.Attr):
             owner = self.expr(target.obj, scope)
             if owner not in (T.PLAYER, T.ANY):

@@ -1475,3 +1475,53 @@ def test_only_a_players_variable_can_be_private():
         'known: {type: int, per: player, initial: "0"}', 'known: {type: int, initial: "0", visibility: owner}')
     with pytest.raises(SpecError, match="belongs to no player"):
         interpreter.game_from_text(text)
+
+
+# ---------------------------------------------------------------- pieces that change owner or kind
+
+_CHANGE = """
+board: {rows: 1, cols: 3}
+pieces:
+  man: {per_player: 2}
+  king: {per_player: 0}
+variables:
+  seen: {type: value, initial: "[]"}
+round:
+  setup:
+    - place man of player(0) at cell('a1')
+    - place man of player(1) at cell('b1')
+  turn:
+    - let x = piece_at(cell('a1'))
+    - let y = piece_at(cell('b1'))
+    - x.kind = 'king'
+    - y.owner = player(0)
+    - seen = [count(pieces(player(0))), count(pieces(player(1))), count(pieces(player(0), 'king')), str(x.kind)]
+    - place man of player(0) at cell('c1')
+    - end game
+match:
+  end_when: count(pieces(player(1))) == 0 and false
+"""
+
+
+def test_a_piece_can_change_kind_and_owner_in_place():
+    game = make(_CHANGE)
+    state = game.new_initial_state(0)
+    view = state.observation(0, events=False)
+    assert view["variables"]["seen"] == [3, 1, 1, "king"]
+    assert view["board"]["a1"]["piece"] == "king" and view["board"]["a1"]["owner"] == 0
+    assert view["board"]["b1"]["piece"] == "man" and view["board"]["b1"]["owner"] == 0
+    # seat 0's men: its second man, then seat 1's first man, now seat 0's, is on b1; c1 takes
+    # seat 0's second man (the first off the board among its men)
+    assert view["board"]["c1"]["owner"] == 0
+    assert game.state_from_json(state.to_json()) == state
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("x.kind = 'king'", "x.kind = 'queen'", "unknown piece kind 'queen'"),
+    ("x.kind = 'king'", "x.start = cell('c1')", "a piece's `owner` and `kind` can be set"),
+    ("y.owner = player(0)", "y.owner = 3", "the value of 'owner' must be a player"),
+])
+def test_changing_a_piece_is_checked(old, new, message):
+    text = "\n".join(textwrap.dedent(p) for p in (BASE, _CHANGE)).replace(old, new)
+    with pytest.raises(SpecError, match=re.escape(message)):
+        interpreter.game_from_text(text)

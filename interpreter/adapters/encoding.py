@@ -75,10 +75,7 @@ class ViewEncoder:
         board = game.board
         self.cells = board.size if board is not None else 0
         self.cell_index = {name: i for i, name in enumerate(board.names)} if board is not None else {}
-        self.piece_kinds: list[str] = []
-        for kind in link.piece_kind_name:
-            if kind not in self.piece_kinds:
-                self.piece_kinds.append(kind)
+        self.piece_kinds: list[str] = list(link.piece_kinds)  # every kind declared: a piece may become one
         self.num_pieces = len(link.piece_kind_name)
 
         # zone instances: (family, per) in the engine's zone order
