@@ -730,12 +730,13 @@ class PhaseCode(Code):
     level = "phase"
 
     def __init__(self, first: Any, order: str, end_when: list, turn_code: BlockCode,
-                 start_turn: Callable[[State], None]):
+                 start_turn: Callable[[State], None], skip_when: Callable[[State, dict], Any] | None = None):
         self.turn_code = turn_code
         self.first = first
         self.order = order
         self.end_when = end_when
         self.start_turn = start_turn
+        self.skip_when = skip_when
 
     def step(self, s: State, frame: list) -> None:
         n = s.game.num_players
@@ -756,6 +757,11 @@ class PhaseCode(Code):
         if self.end_when and any(cond(s, {}) for cond in self.end_when):
             s.stack.pop()
             return
+        if self.skip_when is not None:
+            p = self.seat_not_skipped(s, p)
+            if p < 0:  # every seat is out: nobody can take a turn
+                s.stack.pop()
+                return
         skips = s.skips
         guard = 0
         while skips[p] > 0 and guard < 10_000:
@@ -773,6 +779,19 @@ class PhaseCode(Code):
         self.turn_code.step(s, frame)  # run the turn's first steps now rather than via the loop
 
 
+    def seat_not_skipped(self, s: State, p: int) -> int:
+        """The first seat from ``p`` on, in the phase's order, that `skip_when` does not pass
+        over; -1 when it passes over every seat."""
+        n = s.game.num_players
+        skip = self.skip_when
+        assert skip is not None
+        for _ in range(n if self.order != "none" else 1):
+            if not skip(s, {"p": p}):
+                return p
+            p = (p + 1) % n if self.order == "left" else (p - 1) % n if self.order == "right" else p
+        return -1
+
+
 # ====================================================================== linking
 
 
@@ -785,7 +804,8 @@ def compile_flow(L: Any) -> int:
         turn = compile_block_code(phase.turn, L)
         first = compile_expr(phase.first, L) if phase.first is not None else None
         ends = [compile_expr(c, L) for c in phase.end_when]
-        code = PhaseCode(first, phase.order, ends, L.codes[turn], L.start_turn)
+        skip_when = compile_expr(phase.skip_when, L) if phase.skip_when is not None else None
+        code = PhaseCode(first, phase.order, ends, L.codes[turn], L.start_turn, skip_when)
         code.span = phase.turn.span
         phase_codes.append(L.add_code(code))
     names = {p.name: i for i, p in enumerate(round_def.phases)}

@@ -1486,6 +1486,8 @@ def check_flow(c: Checker) -> None:
         c.block(phase.turn, Scope(), _Context("turn"))
         for cond in phase.end_when:
             c.expect(cond, c.expr(cond, Scope()), T.BOOL, "the phase's end_when")
+        if phase.skip_when is not None:
+            c.expect(phase.skip_when, c.expr(phase.skip_when, Scope({"p": T.PLAYER})), T.BOOL, "`skip_when`")
         if not phase.turn.stmts and not c.parse_failed:
             c.error(phase.span, f"phase '{phase.name}' has an empty turn")
     for phase in m.round.phases:
@@ -1572,7 +1574,7 @@ def _has_end(m: SpecModel, levels: set[str]) -> bool:
 
 def _check_ends(c: Checker) -> None:
     m = c.m
-    phase_can_end = any(p.end_when for p in m.round.phases) or _has_end(m, {"phase"})
+    phase_can_end = any(p.end_when or p.skip_when is not None for p in m.round.phases) or _has_end(m, {"phase"})
     if not (m.round.end_when or phase_can_end or _has_end(m, {"round", "game"})):
         c.error(m.round.span, "this round can never end",
                 "add round.end_when, a phase end_when, or an `end round` statement")

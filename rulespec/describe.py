@@ -330,6 +330,10 @@ class Describer:
         out = [] if single else [f"### Phase {phase.name}", ""]
         first = f"{self.expr(phase.first)}" if phase.first is not None else "the player left of the dealer"
         out += [f"**Turns:** {first} plays first; then play passes {_ORDER.get(phase.order, phase.order)}.", ""]
+        if phase.skip_when is not None:
+            with self.scope(["p"]):
+                out[-1:] = [f"Turns pass over each player p for whom {self.expr(phase.skip_when)} (the phase ends "
+                            "when that holds for everyone).", ""]
         out += ["**A turn:**", ""] + self.block(phase.turn)
         if phase.end_when:
             out += ["", "The phase ends when any of these holds: " + "; ".join(self.expr(e) for e in phase.end_when)

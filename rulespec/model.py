@@ -186,6 +186,7 @@ class PhaseDef:
     next: str | None
     next_span: SourceSpan | None
     span: SourceSpan
+    skip_when: A.Expr | None = None  # seats passed over when turns pass (p: the seat)
 
 
 @dataclass(frozen=True)
@@ -593,6 +594,7 @@ class _Builder:
             end_when=self.exprs(body, "end_when") if name is None else (),
             next=str(body["next"]) if name is None and "next" in body else None,
             next_span=value_span(body, "next") if "next" in body else None, span=span,
+            skip_when=self.expr(body, "skip_when") if "skip_when" in body else None,
         )
 
     def match(self, data: Any) -> MatchDef:

@@ -1525,3 +1525,46 @@ def test_changing_a_piece_is_checked(old, new, message):
     text = "\n".join(textwrap.dedent(p) for p in (BASE, _CHANGE)).replace(old, new)
     with pytest.raises(SpecError, match=re.escape(message)):
         interpreter.game_from_text(text)
+
+
+# ---------------------------------------------------------------- seats out of the hand
+
+_SKIP_WHEN = """
+game: {name: Tiny, players: 3}
+variables:
+  out: {type: bool, per: player, initial: "false"}
+  turns: {type: players, initial: "[]"}
+round:
+  first: player(FIRST)
+  ORDER
+  skip_when: p.out
+  turn:
+    - "turns += [current]"
+    - choose:
+        - {action: stay, label: stay, do: [pass]}
+        - {action: fold, label: fold, do: [current.out = true]}
+match: {end_when: round >= 1}
+"""
+
+
+@pytest.mark.parametrize("first, order, moves, seats", [
+    (0, "order: left", ["fold", "stay", "stay", "stay", "fold", "stay"], [0, 1, 2, 1, 2, 1, 1]),
+    (0, "order: right", ["stay", "fold", "stay", "stay"], [0, 2, 1, 0, 1]),
+    (1, "order: left", ["fold", "fold", "fold"], [1, 2, 0]),
+])
+def test_turns_pass_over_the_seats_skip_when_names(first, order, moves, seats):
+    """A folded seat gets no more turns (the list ends with the turn now waiting); when every
+    seat is out the round ends."""
+    game = make(_SKIP_WHEN.replace("FIRST", str(first)).replace("ORDER", order), base="", players=3)
+    state = game.new_initial_state(0)
+    for move in moves:
+        act(state, move)
+    assert state.observation(0, events=False)["variables"]["turns"] == seats
+    everyone_out = moves.count("fold") == 3
+    assert state.is_terminal() == everyone_out
+
+
+def test_skip_when_is_a_condition_on_p():
+    text = textwrap.dedent(_SKIP_WHEN).replace("FIRST", "0").replace("ORDER", "").replace("p.out", "p")
+    with pytest.raises(SpecError, match="skip_when"):
+        interpreter.game_from_text(text)
