@@ -767,7 +767,9 @@ class Checker:
             self.error(target.span, "only variables, and the items of list variables, can be assigned")
             return 0
         if node.op in ("+=", "-="):
-            if T.is_list(want):
+            if want == T.ANY and (T.is_list(value) or value == T.ZONE):
+                pass  # a list kept in a `value` variable, and items added to or taken from it
+            elif T.is_list(want):
                 self.expect(node.value, value, want, f"the value added to '{_target_name(target)}'")
             else:
                 self.expect(node.value, value, (T.INT, T.NUM), f"the value of '{node.op}'")

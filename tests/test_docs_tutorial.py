@@ -23,7 +23,7 @@ for i, (lang, body) in enumerate(BLOCKS):
 
 
 def test_the_tutorial_has_its_steps_and_mistakes():
-    assert len(STEPS) == 6 and len(MISTAKES) == 2
+    assert len(STEPS) == 8 and len(MISTAKES) == 2
 
 
 @pytest.mark.parametrize("index", range(len(STEPS)))
@@ -83,3 +83,28 @@ def test_step_six_a_corner_scores_the_table_value_and_gives_an_extra_turn():
     labels = {state.action_to_string(a): a for a in state.legal_actions()}
     state.apply_action(labels["claim b2 (1)"])  # an inner cell: the turn passes
     assert state.current_player() == 1 and state.observation(0)["players"][0]["score"] == 4
+
+
+def test_step_seven_flips_neighbours_and_promotes_a_crowded_stone():
+    game = interpreter.Game(compile_text(STEPS[6], "mygame.yaml"), 2, {"size": 3})
+    state = game.new_initial_state(0)
+
+    def put(cell):
+        state.apply_action(next(a for a in state.legal_actions() if state.action_to_string(a) == f"put {cell}"))
+
+    put("b2")            # seat 0 in the middle
+    put("a2")            # seat 1 next to it: b2 (a hex neighbour of a2) becomes seat 1's
+    board = state.observation(0)["board"]
+    assert board["b2"]["owner"] == 1 and board["a2"]["owner"] == 1
+    put("c3")            # seat 0
+    assert state.observation(0)["board"]["c3"]["owner"] == 0
+
+
+def test_step_eight_a_secret_is_seen_by_its_owner_only():
+    game = interpreter.Game(compile_text(STEPS[7], "mygame.yaml"), 3)
+    state = game.new_initial_state(0)
+    views = [state.observation(p)["players"] for p in range(3)]
+    for p in range(3):
+        for q in range(3):
+            assert ("secret" in views[p][q]) == (p == q)
+        assert views[p][p]["secret"] in range(1, 10)

@@ -1321,6 +1321,7 @@ round:
     - todo = todo + [3]
     - todo = [1, 2] + todo
     - todo = todo + todo
+    - todo += [9]
     - emit got(todo=todo, letter=word[1], last=word[-1], tail=[word[i] for i in range(1, 3)])
     - end game
 match: {}
@@ -1330,7 +1331,7 @@ match: {}
 def test_a_list_in_a_value_variable_can_be_added_to_and_text_indexed():
     state = make(_VALUES).new_initial_state(0)
     (event,) = [e for e in state.events if e["type"] == "got"]
-    assert event["todo"] == [1, 2, 3, 1, 2, 3]
+    assert event["todo"] == [1, 2, 3, 1, 2, 3, 9]
     assert (event["letter"], event["last"], event["tail"]) == ("e", "x", ["e", "x"])
 
 
