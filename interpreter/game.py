@@ -311,6 +311,14 @@ def resolve_options(gamedef: GameDef, given: dict[str, Any], num_players: int) -
             else:
                 what = "the default "
             raise OptionError(f"option '{name}': {what}{error}")
+    for cond, message, span in gamedef.model.requires:
+        try:
+            ok = evaluate_static(cond, values, num_players, defines=static_defines(gamedef.model.defines))
+        except RuleError as exc:
+            raise OptionError(f"{span}: game.requires: {exc.detail}") from None
+        if not ok:
+            shown = ", ".join(f"{k}={v!r}" for k, v in values.items())
+            raise OptionError(f"{message} ({num_players} players{', ' + shown if shown else ''})")
     return values
 
 

@@ -422,9 +422,9 @@ class Link:
             total = match.returns.sum
             if low > high:
                 raise RuleError("match.returns: min is greater than max", match.returns.span)
-            self.utility_bounds = (low, high,
-                                   None if total is None else float(evaluate_static(total, self.options,
-                                                                                    self.num_players, defines=known)))
+            # a sum that is none for some options (`0 if option.x == 1 else none`): not zero-sum then
+            fixed = None if total is None else evaluate_static(total, self.options, self.num_players, defines=known)
+            self.utility_bounds = (low, high, None if fixed is None else float(fixed))
         else:
             self._returns = lambda s, p, winners: (1.0 / len(winners)) if p in winners else 0.0
             self.utility_bounds = (0.0, 1.0, 1.0)

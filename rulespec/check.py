@@ -1067,6 +1067,25 @@ def _literal_domain(node: Any) -> bool:
 # ====================================================================== sections
 
 
+def check_requirements(c: Checker) -> None:
+    """`game.requires`: conditions of options and num_players; the default options must meet them."""
+    for cond, message, span in c.m.requires:
+        c.expect(cond, c.expr(cond, Scope({"num_players": T.INT})), T.BOOL, "a requirement")
+        unknown = c.not_static(cond)
+        if unknown is not None:
+            c.error(unknown.span, "a requirement can only use numbers, num_players, options and defines made of "
+                    f"them, not '{_unknown_name(unknown)}'")
+            continue
+        for players in c.m.players:
+            try:
+                ok = evaluate_static(cond, default_options(c.m, players), players, defines=static_defines(c.m.defines))
+            except StaticEvalError:
+                break  # known only when a game is loaded
+            if not ok:
+                c.error(span, f"the default options break this requirement for {players} players: {message}")
+                break
+
+
 def check_limits(c: Checker) -> None:
     scope = Scope({"num_players": T.INT})
     c.expect(c.m.max_actions, c.expr(c.m.max_actions, scope), T.INT, "game.limits.actions")
@@ -1610,6 +1629,7 @@ def check_model(model: SpecModel, diags: Diagnostics, parse_failed: bool = False
     c.parse_failed = parse_failed
     check_options(c)
     check_limits(c)
+    check_requirements(c)
     check_cards(c)
     check_zones_board_pieces(c)
     check_tables(c)

@@ -261,6 +261,7 @@ class SpecModel:
     heuristic: A.Expr | None
     tables: tuple[TableDef, ...] = ()
     keep_single_chance: bool = False
+    requires: tuple[tuple[A.Expr, str, SourceSpan], ...] = ()  # (condition, message, where) on options
 
 
 DEFAULT_MAX_ACTIONS = 100_000
@@ -334,6 +335,17 @@ class _Builder:
             to = self.expr(item, "to") if "to" in item else None
             return A.Emit(span, str(item["emit"]), tuple(fields), to)
         return None
+
+    def requirements(self, game: Any) -> tuple[tuple[A.Expr, str, SourceSpan], ...]:
+        """``game.requires``: conditions the options and the player count must meet."""
+        out = []
+        items = game.get("requires") or []
+        for i, item in enumerate(items if isinstance(items, list) else []):
+            if isinstance(item, dict) and "check" in item:
+                cond = self.expr(item, "check")
+                if cond is not None:
+                    out.append((cond, str(item.get("message", "")), value_span(items, i) or _NOWHERE))
+        return tuple(out)
 
     def if_statement(self, item: Any, span: SourceSpan) -> A.If | None:
         """``if`` / ``then`` / ``elif`` / ``else``: each ``elif`` entry becomes an ``if`` in the
@@ -734,6 +746,7 @@ def build_model(data: Any, file: str, diags: Diagnostics) -> SpecModel:
         players_span=value_span(game, "players") or _NOWHERE,
         seat_names=tuple(str(s) for s in game.get("seat_names") or ()),
         keep_single_chance=bool(game.get("keep_single_chance", False)),
+        requires=b.requirements(game),
         max_actions=(b.expr(limits, "actions") if "actions" in limits else None)
         or A.Const(span_of(game) or _NOWHERE, DEFAULT_MAX_ACTIONS),
         max_actions_span=(value_span(limits, "actions") if "actions" in limits else span_of(game)) or _NOWHERE,

@@ -1569,3 +1569,48 @@ def test_skip_when_is_a_condition_on_p():
     text = textwrap.dedent(_SKIP_WHEN).replace("FIRST", "0").replace("ORDER", "").replace("p.out", "p")
     with pytest.raises(SpecError, match="skip_when"):
         interpreter.game_from_text(text)
+
+
+# ---------------------------------------------------------------- requirements on options
+
+_REQUIRES = """
+game:
+  name: Tiny
+  players: [2, 3]
+  requires:
+    - check: option.low < option.high
+      message: low must be below high
+    - check: num_players * option.low <= 6
+      message: too many low cards for this table
+options:
+  low: {type: int, default: 1, min: 0, max: 9}
+  high: {type: int, default: 5, min: 0, max: 9}
+round:
+  turn: [end game]
+match:
+  returns: {value: "1", min: 0, max: 1, sum: "2 if option.high == 5 else none"}
+"""
+
+
+@pytest.mark.parametrize("players, options, message", [
+    (2, {"low": 5}, "low must be below high (2 players, low=5, high=5)"),
+    (3, {"low": 3, "high": 9}, "too many low cards for this table (3 players, low=3, high=9)"),
+])
+def test_options_that_break_a_requirement_are_refused_with_its_message(players, options, message):
+    text = textwrap.dedent(_REQUIRES)
+    with pytest.raises(interpreter.OptionError) as info:
+        interpreter.game_from_text(text, players=players, options=options)
+    assert str(info.value) == message
+    assert interpreter.game_from_text(text, players=2, options={"low": 3, "high": 9}).options["low"] == 3
+
+
+def test_a_returns_sum_may_be_none_for_some_options():
+    text = textwrap.dedent(_REQUIRES)
+    assert interpreter.game_from_text(text).link.utility_bounds == (0.0, 1.0, 2.0)
+    assert interpreter.game_from_text(text, options={"high": 6}).link.utility_bounds == (0.0, 1.0, None)
+
+
+def test_the_default_options_must_meet_the_requirements():
+    text = textwrap.dedent(_REQUIRES).replace("default: 1,", "default: 7,")
+    with pytest.raises(SpecError, match="the default options break this requirement for 2 players: low must be below"):
+        interpreter.game_from_text(text)
