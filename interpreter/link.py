@@ -15,7 +15,7 @@ from rulespec import ast as A
 from rulespec import types as T
 from rulespec.compiler import GameDef
 from rulespec.model import MAX_BOARD_SIDE, ProcDef, ZoneDef
-from rulespec.static import static_defines
+from rulespec.static import StaticCell, StaticSeat, static_defines
 from rulespec.zones import kind_of
 
 from . import rng as RNG
@@ -140,6 +140,8 @@ class Link:
                 raise RuleError(f"more than {MAX_PIECES} pieces ({piece.name}: {count:,} per player)", piece.span)
             starts = dict((n, seats) for n, seats, _ in piece.start)
             seats = starts.get(self.num_players)
+            if piece.start_when is not None:
+                seats = self._start_pattern(piece, count)
             for p in range(self.num_players):
                 for k in range(count):
                     start = -1
@@ -150,6 +152,31 @@ class Link:
                     self.piece_start.append(start)
                     suffix = f" {k + 1}" if count > 1 else ""
                     self.piece_label.append(f"{self.seat_names[p]} {piece.label}{suffix}")
+
+    def _start_pattern(self, piece: Any, count: int) -> tuple[tuple[str, ...], ...]:
+        """Each seat's starting cells from the piece's `start_when` (a condition on c and p)."""
+        board = self.board
+        assert board is not None
+        cond = piece.start_when
+        taken: dict[str, int] = {}
+        out: list[tuple[str, ...]] = []
+        for p in range(self.num_players):
+            cells = []
+            for index, name in enumerate(board.names):
+                row, col = divmod(index, board.cols)
+                here = StaticCell(row, col, name)
+                if evaluate_static(cond, self.options, self.num_players, {"c": here, "p": StaticSeat(p)},
+                                   self.static_defines):
+                    if name in taken:
+                        raise RuleError(f"the starting pattern of {piece.name} puts a piece of seat {taken[name]} "
+                                        f"and one of seat {p} on {name}", cond.span)
+                    taken[name] = p
+                    cells.append(name)
+            if len(cells) > count:
+                raise RuleError(f"the starting pattern of {piece.name} gives seat {p} {len(cells)} cells for "
+                                f"{count} pieces", cond.span)
+            out.append(tuple(cells))
+        return tuple(out)
 
     def _start_cell(self, name: str, piece: Any) -> int:
         board = self.board

@@ -1397,6 +1397,8 @@ def check_zones_board_pieces(c: Checker) -> None:
             c.error(piece.span, "pieces need a `board:`")
             continue
         c.expect(piece.per_player, c.expr(piece.per_player, Scope({"num_players": T.INT})), T.INT, "per_player")
+        if piece.start_when is not None:
+            _check_start_pattern(c, piece)
         for count, seats, span in piece.start:
             if count not in c.m.players:
                 c.error(span, f"starting cells for {count} players, but the game allows {_players_text(c.m.players)}")
@@ -1406,6 +1408,27 @@ def check_zones_board_pieces(c: Checker) -> None:
             for seat in seats:
                 for cell in seat:
                     c.check_cell_name(cell, span)
+
+
+_PATTERN_FIELDS = {"c": ("row", "col", "name"), "p": ("seat",)}
+
+
+def _check_start_pattern(c: Checker, piece: Any) -> None:
+    """`start_when`: a condition on a cell `c` and a seat `p`, known before the game starts."""
+    cond = piece.start_when
+    if piece.start:
+        c.error(cond.span, f"piece '{piece.name}' has both `start` and `start_when`: give one")
+    c.expect(cond, c.expr(cond, Scope({"c": T.CELL, "p": T.PLAYER, "num_players": T.INT})), T.BOOL, "`start_when`")
+    unknown = _not_static(cond, c.static_defines(), frozenset(_PATTERN_FIELDS))
+    if unknown is not None:
+        c.error(unknown.span, "a starting pattern can only use c, p, numbers, num_players, options and defines made "
+                f"of them, not '{_unknown_name(unknown)}'")
+        return
+    for node in A.walk(cond):
+        if isinstance(node, A.Attr) and isinstance(node.obj, A.Name) and node.obj.id in _PATTERN_FIELDS \
+                and node.name not in _PATTERN_FIELDS[node.obj.id]:
+            fields = ", ".join(f"{node.obj.id}.{f}" for f in _PATTERN_FIELDS[node.obj.id])
+            c.error(node.span, f"a starting pattern can read {fields}, not '{node.obj.id}.{node.name}'")
 
 
 def _check_static_size(c: Checker, expr: Any, what: str) -> None:

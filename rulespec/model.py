@@ -109,6 +109,7 @@ class PieceDef:
     start: tuple[tuple[int, tuple[tuple[str, ...], ...], SourceSpan], ...]
     label: str
     span: SourceSpan
+    start_when: A.Expr | None = None  # a pattern: the cells c where seat p's pieces start
 
 
 @dataclass(frozen=True)
@@ -518,7 +519,8 @@ class _Builder:
                 start.append((int(count), tuple(tuple(str(c) for c in seat) for seat in seats),
                               value_span(body["start"], count) or _NOWHERE))
             out.append(PieceDef(str(name), per or self.const(1, key_span(section, name)), tuple(start),
-                                str(body.get("label", name)), key_span(section, name) or _NOWHERE))
+                                str(body.get("label", name)), key_span(section, name) or _NOWHERE,
+                                self.expr(body, "start_when") if "start_when" in body else None))
         return tuple(out)
 
     def variables(self, data: Any) -> tuple[VarDef, ...]:

@@ -8,12 +8,13 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from . import ast as A
 from .errors import SourceSpan
 
-__all__ = ["evaluate_static", "StaticEvalError", "static_defines"]
+__all__ = ["evaluate_static", "StaticEvalError", "static_defines", "StaticCell", "StaticSeat"]
 
 MAX_DEPTH = 50  # defines inside defines
 
@@ -56,6 +57,25 @@ def _bounded(value: Any, span: SourceSpan | None) -> Any:
 Defines = Mapping[str, tuple[tuple[str, ...], Any]]  # name: (parameters, body)
 
 
+@dataclass(frozen=True)
+class StaticCell:
+    """A cell where a starting pattern is evaluated: its fields as the rules read them."""
+
+    row: int
+    col: int
+    name: str
+
+
+@dataclass(frozen=True)
+class StaticSeat:
+    """A seat where a starting pattern is evaluated (``p.seat``)."""
+
+    seat: int
+
+
+_STATIC_FIELDS: dict[type, tuple[str, ...]] = {StaticCell: ("row", "col", "name"), StaticSeat: ("seat",)}
+
+
 def static_defines(defines: Any) -> Defines:
     """The spec's defines (``DefineDef``s) as the ``defines`` of ``evaluate_static``."""
     return {d.name: (tuple(d.params), d.body) for d in defines if d.body is not None}
@@ -94,6 +114,11 @@ def _evaluate(node: Any, options: Mapping[str, Any], num_players: int | None, na
         if node.id in defines:
             return _define(node, options, num_players, names, defines, depth, [])
         raise StaticEvalError(f"'{node.id}' is not known before the game starts", node.span)
+    if isinstance(node, A.Attr) and not (isinstance(node.obj, A.Name) and node.obj.id == "option"):
+        obj = ev(node.obj)
+        if node.name in _STATIC_FIELDS.get(type(obj), ()):
+            return getattr(obj, node.name)
+        raise StaticEvalError(f"'.{node.name}' is not known before the game starts", node.span)
     if isinstance(node, A.Attr) and isinstance(node.obj, A.Name) and node.obj.id == "option":
         if node.name in options:
             return options[node.name]

@@ -1614,3 +1614,43 @@ def test_the_default_options_must_meet_the_requirements():
     text = textwrap.dedent(_REQUIRES).replace("default: 1,", "default: 7,")
     with pytest.raises(SpecError, match="the default options break this requirement for 2 players: low must be below"):
         interpreter.game_from_text(text)
+
+
+# ---------------------------------------------------------------- starting patterns
+
+_PATTERN = """
+options:
+  size: {type: int, default: 4, min: 2, max: 8}
+board: {rows: option.size, cols: option.size}
+pieces:
+  man:
+    per_player: option.size // 2
+    start_when: "(c.row + c.col) % 2 == 1 and (c.row == option.size - 1 if p.seat == 0 else c.row == 0)"
+round:
+  turn: [end game]
+match: {}
+"""
+
+
+@pytest.mark.parametrize("size, seat0, seat1", [
+    (4, ["a1", "c1"], ["b4", "d4"]),
+    (6, ["a1", "c1", "e1"], ["b6", "d6", "f6"]),
+])
+def test_pieces_start_on_the_cells_a_pattern_names(size, seat0, seat1):
+    state = make(_PATTERN).new_initial_state(0) if size == 4 else \
+        make(_PATTERN, options={"size": size}).new_initial_state(0)
+    board = state.observation(0, events=False)["board"]
+    assert sorted(c for c, x in board.items() if x["owner"] == 0) == seat0
+    assert sorted(c for c, x in board.items() if x["owner"] == 1) == seat1
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("c.row == 0)", "c.row <= 1)", "gives seat 1 4 cells for 2 pieces"),
+    ("(c.row == option.size - 1 if p.seat == 0 else c.row == 0)", "c.row == 0", "puts a piece of seat 0"),
+    ("c.row == 0)", "count(players) > 0)", "a starting pattern can only use c, p"),
+    ("p.seat == 0", "p.score == 0", "a starting pattern can read p.seat, not 'p.score'"),
+])
+def test_a_starting_pattern_is_checked(old, new, message):
+    text = "\n".join(textwrap.dedent(p) for p in (BASE, _PATTERN)).replace(old, new)
+    with pytest.raises((SpecError, RuleError), match=re.escape(message)):
+        interpreter.game_from_text(text)
