@@ -307,11 +307,14 @@ class Link:
         pool = compile_list(node.args[0], self)
         t = T.elem(type_of(node.args[0], self))
         kind_of = self.cards.kind_of
-        by_position = t not in (T.CARD, T.PLAYER, T.CELL, T.PIECE)
+        by_value = any(k == "ids" and getattr(v, "value", None) == "values" for k, v in node.kwargs)
+        by_position = t not in (T.CARD, T.PLAYER, T.CELL, T.PIECE) and not by_value
         if by_position:
             # outcomes are the positions in the list: the game declares as many as the list can
             # hold when its length is known before the game starts
             self.max_chance_outcomes = max(self.max_chance_outcomes, self._static_length(node.args[0]))
+        if by_value:  # outcomes are the numbers: the game declares up to the largest one
+            self.max_chance_outcomes = max(self.max_chance_outcomes, self._static_largest(node.args[0]) + 1)
         span = node.span
 
         def pick(s: State, env: dict) -> tuple[dict, dict]:
@@ -325,9 +328,29 @@ class Link:
                 raise RuleError(f"random(...) has {len(values)} outcomes here, more than the "
                                 f"{self.max_chance_outcomes} the game declares: write its list so that its "
                                 "length is known before the game starts (numbers, num_players, options)", span)
+            if by_value:
+                for x in values:
+                    if type(x) is not int or not 0 <= x < self.max_chance_outcomes:
+                        raise RuleError(f"random(ids='values') drew {x!r}: an outcome id is a whole number from 0 "
+                                        f"to {self.max_chance_outcomes - 1}, the largest the game declares", span)
             return counts, values
 
         return pick
+
+    def _static_largest(self, node: Any) -> int:
+        """The largest number of a list known before the game starts; -1 when it is not known."""
+        try:
+            if isinstance(node, A.ListLit):
+                values = [evaluate_static(i, self.options, self.num_players, defines=self.static_defines)
+                          for i in node.items]
+                return max((v for v in values if type(v) is int), default=-1)
+            if isinstance(node, A.Call) and node.func == "range" and len(node.args) == 2:
+                low, high = (evaluate_static(a, self.options, self.num_players, defines=self.static_defines)
+                             for a in node.args)
+                return int(high) - 1 if high > low else -1
+        except RuleError:
+            pass  # not known before the game starts: each draw is checked
+        return -1
 
     def _static_length(self, node: Any) -> int:
         """The length of a list known before the game starts (a literal list, range(a, b) of

@@ -377,6 +377,17 @@ class Checker:
             return next((u for u in (_not_static(a, self.static_defines()) for a in parts) if u is not None), None)
         return _not_static(node, self.static_defines())
 
+    def check_random_ids(self, node: A.Call, arg_types: list[str]) -> None:
+        """`random(xs, ids='values')`: the outcome ids of whole numbers are the numbers."""
+        for key, value in node.kwargs:
+            if key != "ids":
+                continue
+            if not (isinstance(value, A.Const) and value.value in ("values", "positions")):
+                self.error(value.span, "random(ids=...) is 'values' or 'positions'")
+            elif value.value == "values" and arg_types and arg_types[0] not in (T.list_of(T.INT), T.ANY):
+                self.error(value.span, f"random(ids='values') needs a list of whole numbers, not "
+                           f"{T.describe(arg_types[0])}")
+
     def check_directions(self, node: A.Call) -> None:
         """A set of directions (`dirs=` of the geometry functions, the argument of
         directions()) is a constant naming one of them."""
@@ -553,6 +564,8 @@ class Checker:
         if node.func in T.BOARD_FUNCTIONS and self.m.board is None:
             self.error(node.span, f"{node.func}() needs a `board:` section")
         self.check_directions(node)
+        if node.func == "random":
+            self.check_random_ids(node, arg_types)
         first = node.args[0] if node.args else None
         if node.func == "cell" and isinstance(first, A.Const) and isinstance(first.value, str):
             self.check_cell_name(node.args[0].value, node.args[0].span)

@@ -181,7 +181,9 @@ FUNCTIONS: dict[str, Signature] = {
     "range": Signature(((INT,), (INT,)), list_of(INT), doc="whole numbers a to b-1"),
     "dict": Signature((), DICT, doc="a record of named values: dict(a=1, b=p)"),
     "chance": Signature(((NUM,),), BOOL, doc="true with probability p (only in `let`)"),
-    "random": Signature((_SEQ,), "elem0", doc="a uniformly random item (only in `let`)"),
+    "random": Signature((_SEQ,), "elem0", kwargs=(("ids", STR),),
+                        doc="a uniformly random item (only in `let`); ids='values': a whole number's outcome id "
+                            "is the number itself"),
 }
 
 AGGREGATES: dict[str, str] = {

@@ -1654,3 +1654,41 @@ def test_a_starting_pattern_is_checked(old, new, message):
     text = "\n".join(textwrap.dedent(p) for p in (BASE, _PATTERN)).replace(old, new)
     with pytest.raises((SpecError, RuleError), match=re.escape(message)):
         interpreter.game_from_text(text)
+
+
+def test_random_numbers_may_use_their_values_as_outcome_ids():
+    """OpenSpiel draws some numbers with the number as the outcome's id (a count of tricks
+    from 1 up): `random(xs, ids='values')` does the same."""
+    game = make("""
+        options:
+          most: {type: int, default: 5, min: 2, max: 9}
+        variables:
+          tricks: {type: int, initial: 0}
+        round:
+          setup:
+            - let n = random(range(1, option.most + 1), ids='values')
+            - tricks = n
+          turn: [end game]
+        match: {}
+        """, explicit=True)
+    assert game.max_chance_outcomes == 6
+    state = game.new_initial_state(0)
+    assert state.chance_outcomes() == [(k, 0.2) for k in range(1, 6)]
+    assert state.action_to_string(3) == "chance: 3"
+    state.apply_action(3)
+    assert state.observation(0, events=False)["variables"]["tricks"] == 3
+
+
+@pytest.mark.parametrize("call, message", [
+    ("random(['a', 'b'], ids='values')", "needs a list of whole numbers"),
+    ("random(range(1, 3), ids='value')", "random(ids=...) is 'values' or 'positions'"),
+])
+def test_random_ids_are_checked(call, message):
+    with pytest.raises(SpecError, match=re.escape(message)):
+        make(f"""
+            round:
+              setup:
+                - let n = {call}
+              turn: [end game]
+            match: {{}}
+            """)
