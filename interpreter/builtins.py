@@ -365,9 +365,11 @@ def b_neighbours(node: A.Call, L: Any) -> Fn:
     (cell,) = _args(node, L)
     table = L.board.neighbours[_directions(node, L)]
 
+    size = len(table)
+
     def neighbours(s: Any, e: dict) -> list:
         c = cell(s, e)
-        return [] if c is None else list(table[c])
+        return list(table[c]) if type(c) is int and 0 <= c < size else []  # not a cell: no neighbours
 
     return neighbours
 
@@ -378,7 +380,8 @@ def b_ray(node: A.Call, L: Any) -> Fn:
 
     def ray(s: Any, e: dict) -> list:
         c, dr, dc = cell(s, e), drow(s, e), dcol(s, e)
-        if c is None or (dr == 0 and dc == 0):
+        if type(c) is not int or not 0 <= c < rows * cols or (dr == 0 and dc == 0) \
+                or type(dr) is not int or type(dc) is not int:
             return []
         occupied = s.cell_piece
         r, k = divmod(c, cols)
@@ -416,8 +419,10 @@ def b_connected(node: A.Call, L: Any) -> Fn:
     table = L.board.neighbours[_directions(node, L)]
     span = node.span
 
+    cells = range(L.board.size)
+
     def connected(s: Any, e: dict) -> bool:
-        path = {c for c in path_fn(s, e) if c is not None}
+        path = {c for c in path_fn(s, e) if type(c) is int and c in cells}
         targets = {c for c in b_fn(s, e) if c in path}
         if not targets:
             return False
@@ -431,8 +436,10 @@ def b_group(node: A.Call, L: Any) -> Fn:
     table = L.board.neighbours[_directions(node, L)]
     span = node.span
 
+    cells = range(L.board.size)
+
     def group(s: Any, e: dict) -> list:
-        path = {c for c in path_fn(s, e) if c is not None}
+        path = {c for c in path_fn(s, e) if type(c) is int and c in cells}
         return sorted(_flood(s, table, path, [cell_fn(s, e)], span))
 
     return group

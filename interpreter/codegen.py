@@ -514,9 +514,10 @@ class _Writer:
             x = self.temp()
             return f"(None if {first} is None or ({x} := s.cell_piece[{c}]) < 0 else {x})"
         if func == "pieces" and len(args) == 1:
-            first, p = self.held(self.expr(args[0]))
-            x = self.temp()
-            return f"[{x} for {x} in {self.name_of(range(len(L.piece_owner)))} if s.piece_owner[{x}] == {first}]"
+            p, x = self.temp(), self.temp()
+            # the owner is computed once, before the loop (Python evaluates a tuple left to right)
+            return (f"(({p} := {self.expr(args[0])}), [{x} for {x} in {self.name_of(range(len(L.piece_owner)))} "
+                    f"if s.piece_owner[{x}] == {p}])[1]")
         if func == "cell" and len(args) == 2:
             r, c = self.temp(), self.temp()
             rows, cols = L.board.rows, L.board.cols

@@ -757,14 +757,16 @@ class PhaseCode(Code):
         if self.end_when and any(cond(s, {}) for cond in self.end_when):
             s.stack.pop()
             return
-        if self.skip_when is not None:
-            p = self.seat_not_skipped(s, p)
-            if p < 0:  # every seat is out: nobody can take a turn
-                s.stack.pop()
-                return
         skips = s.skips
         guard = 0
-        while skips[p] > 0 and guard < 10_000:
+        while guard < 10_000:
+            if self.skip_when is not None:
+                p = self.seat_not_skipped(s, p)
+                if p < 0:  # every seat is out: nobody can take a turn
+                    s.stack.pop()
+                    return
+            if skips[p] <= 0:
+                break
             skips[p] -= 1
             log_event(s, {"type": "turn_skipped", "player": p}, self.span, 3)
             guard += 1

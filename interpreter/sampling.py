@@ -34,15 +34,15 @@ def sample_consistent(state: State, player: int, seed: int | random.Random) -> S
     seen = visible_cards(state, player)
     sample = state
     for _ in range(MAX_TRIES):
-        sample = _redeal(state, seen, rng)
-        _forget_secrets(sample, player)
+        sample = _redeal(state, seen, rng, player)
         if _same_decision(state, sample):
             return sample
     return sample  # practically unreachable: the last redeal, whose decision has moved on
 
 
-def _redeal(state: State, seen: set[int], rng: random.Random) -> State:
+def _redeal(state: State, seen: set[int], rng: random.Random, player: int) -> State:
     sample = state.clone()
+    _forget_secrets(sample, player)  # before the pending decision is worked out again from the sample
     slots: list[tuple[int, int]] = []
     hidden: list[int] = []
     for z, cards in enumerate(sample.zones):

@@ -389,8 +389,14 @@ class _Checker:
                 raise _Bad(f"piece_owner[{x}] is not a seat (0 to {n - 1})")
         kinds = self.link.piece_kinds
         for x, k in enumerate(_list(data["piece_kind"], self.pieces, "piece_kind")):
-            if k not in kinds:
+            if type(k) is not str or k not in kinds:
                 raise _Bad(f"piece_kind[{x}] is not a kind of piece of this game")
+        # a field no rule of this game sets keeps the value every piece starts with
+        changed = {ref.name for ref in self.link.info.refs.values() if ref.kind == "piece_set"}
+        if "owner" not in changed and data["piece_owner"] != self.link.piece_owner:
+            raise _Bad("piece_owner: no rule of this game gives a piece to another player")
+        if "kind" not in changed and data["piece_kind"] != self.link.piece_kind_name:
+            raise _Bad("piece_kind: no rule of this game changes a piece's kind")
         # counters and flags
         for name in ("round", "turn"):
             _counter(data[name], name)

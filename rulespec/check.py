@@ -30,7 +30,8 @@ class Ref(NamedTuple):
     the compilers through ``CheckInfo.ref(node)``.
 
     kind: "local", "var", "builtin", "zone", "family", "ranking", "define", "option", "card_name",
-    "card_attr", "pvar", "player_field", "cell_field", "piece_field", "dynamic", "proc", "choose".
+    "card_attr", "pvar", "player_field", "cell_field", "piece_field", "dynamic", "proc", "choose", "item"
+    (an item of a list variable set), "table", "piece_set" (a piece's owner or kind set).
     """
 
     kind: str
@@ -334,6 +335,8 @@ class Checker:
         if not T.iterable(iter_type):
             self.error(comp.iter.span, f"cannot loop over {T.describe(iter_type)}")
         var_type = T.elem(iter_type)
+        if var_type == T.NONE:  # `[]`: a list of nothing yet, whose items could be anything
+            var_type = T.ANY
         inner = scope.child({comp.var: var_type})
         if comp.cond is not None:
             self.expect(comp.cond, self.expr(comp.cond, inner), T.BOOL, "a filter")
@@ -366,7 +369,7 @@ class Checker:
                     if user not in seen:
                         seen.add(user)
                         bad.append(user)
-            self._static_defines = names - seen
+            self._static_defines = (names - seen) & static_defines(self.m.defines).keys()  # none calls itself
         return self._static_defines
 
     def not_static(self, node: Any) -> Any:
@@ -949,6 +952,8 @@ class Checker:
             if not T.iterable(iter_type):
                 self.error(binding.iter.span, f"cannot loop over {T.describe(iter_type)}")
             var_type = T.elem(iter_type)
+            if var_type == T.NONE:  # `[]`: a list of nothing yet
+                var_type = T.ANY
             if binding.var in inner.names:
                 self.error(binding.span, f"'{binding.var}' is bound twice")
             inner.names[binding.var] = var_type
@@ -1229,6 +1234,10 @@ def _check_before_the_game(c: Checker, expr: Any, subject: str, others: str, hin
         if isinstance(node, A.Name) and node.id not in _STATIC_NAMES and node.id not in defines:
             c.error(node.span, f"{subject} can only use num_players and {others}, not '{node.id}'", hint)
             return
+        if isinstance(node, A.Call) and node.func not in _STATIC_CALLS and node.func not in defines:
+            c.error(node.span, f"{subject} can only use num_players, {others} and defines made of them, "
+                    f"not '{node.func}(...)'", hint)
+            return
     c.expect(expr, c.expr(expr, Scope({"num_players": T.INT})), want, what)
 
 
@@ -1409,7 +1418,7 @@ def check_zones_board_pieces(c: Checker) -> None:
         if c.m.board is None:
             c.error(piece.span, "pieces need a `board:`")
             continue
-        c.expect(piece.per_player, c.expr(piece.per_player, Scope({"num_players": T.INT})), T.INT, "per_player")
+        _check_static_size(c, piece.per_player, "per_player")
         if piece.start_when is not None:
             _check_start_pattern(c, piece)
         for count, seats, span in piece.start:

@@ -76,33 +76,88 @@ class StaticSeat:
 _STATIC_FIELDS: dict[type, tuple[str, ...]] = {StaticCell: ("row", "col", "name"), StaticSeat: ("seat",)}
 
 
+MAX_WORK = 100_000  # nodes evaluated by one static evaluation (defines calling defines fan out)
+
+
 def static_defines(defines: Any) -> Defines:
-    """The spec's defines (``DefineDef``s) as the ``defines`` of ``evaluate_static``."""
-    return {d.name: (tuple(d.params), d.body) for d in defines if d.body is not None}
+    """The spec's defines (``DefineDef``s) as the ``defines`` of ``evaluate_static``, without
+    those that call themselves, directly or not (or use one that does): the checker refuses
+    them, and they must not run before it says so."""
+    found = {d.name: (tuple(d.params), d.body) for d in defines if d.body is not None}
+    uses: dict[str, set[str]] = {}
+    for name, (params, body) in found.items():
+        uses[name] = {n.id if isinstance(n, A.Name) else n.func for n in A.walk(body)
+                      if (isinstance(n, A.Name) and n.id not in params) or isinstance(n, A.Call)} & found.keys()
+    # peel off the defines that use only peeled ones: what is left calls itself somewhere
+    users: dict[str, list[str]] = {}
+    for name, used in uses.items():
+        for u in used:
+            users.setdefault(u, []).append(name)
+    waiting = {name: len(used) for name, used in uses.items()}
+    ready = [name for name, n in waiting.items() if n == 0]
+    done = set()
+    while ready:
+        name = ready.pop()
+        done.add(name)
+        for user in users.get(name, ()):
+            waiting[user] -= 1
+            if waiting[user] == 0:
+                ready.append(user)
+    return {name: found[name] for name in done}
+
+
+class _Run:
+    """One static evaluation: how deep defines nest, the work done, the values of define calls."""
+
+    __slots__ = ("depth", "work", "memo")
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.work = 0
+        self.memo: dict[tuple[Any, ...], Any] = {}
 
 
 def evaluate_static(node: Any, options: Mapping[str, Any], num_players: int | None,
                     names: Mapping[str, Any] | None = None, defines: Defines | None = None) -> Any:
     """The value of ``node``; ``names`` are extra known values (a card's own attributes);
     ``defines`` the spec's defines it may use."""
-    return _evaluate(node, options, num_players, names or {}, defines or {}, 0)
+    return _evaluate(node, options, num_players, names or {}, defines or {}, _Run())
 
 
 def _define(node: Any, options: Mapping[str, Any], num_players: int | None, names: Mapping[str, Any],
-            defines: Defines, depth: int, args: list[Any]) -> Any:
+            defines: Defines, run: _Run, args: list[Any]) -> Any:
     name = node.id if isinstance(node, A.Name) else node.func
     params, body = defines[name]
     if len(params) != len(args):
         raise StaticEvalError(f"'{name}' takes {len(params)} values", node.span)
-    if depth >= MAX_DEPTH:
+    try:
+        key: tuple[Any, ...] = (name, *args)
+        hash(key)
+    except TypeError:
+        key = ()
+    if key and key in run.memo:
+        return run.memo[key]
+    if run.depth >= MAX_DEPTH:
         raise StaticEvalError(f"defines nest more than {MAX_DEPTH} deep here", node.span, definite=True)
-    return _evaluate(body, options, num_players, dict(zip(params, args)), defines, depth + 1)
+    run.depth += 1
+    try:
+        value = _evaluate(body, options, num_players, dict(zip(params, args)), defines, run)
+    finally:
+        run.depth -= 1
+    if key:
+        run.memo[key] = value
+    return value
 
 
 def _evaluate(node: Any, options: Mapping[str, Any], num_players: int | None, names: Mapping[str, Any],
-              defines: Defines, depth: int) -> Any:
+              defines: Defines, run: _Run) -> Any:
+    run.work += 1
+    if run.work > MAX_WORK:
+        raise StaticEvalError(f"this takes more than {MAX_WORK:,} steps to compute before the game starts",
+                              getattr(node, "span", None), definite=True)
+
     def ev(sub: Any) -> Any:
-        return _evaluate(sub, options, num_players, names, defines, depth)
+        return _evaluate(sub, options, num_players, names, defines, run)
 
     if isinstance(node, A.Const):
         return _bounded(node.value, node.span)
@@ -112,7 +167,7 @@ def _evaluate(node: Any, options: Mapping[str, Any], num_players: int | None, na
         if node.id in names:
             return names[node.id]
         if node.id in defines:
-            return _define(node, options, num_players, names, defines, depth, [])
+            return _define(node, options, num_players, names, defines, run, [])
         raise StaticEvalError(f"'{node.id}' is not known before the game starts", node.span)
     if isinstance(node, A.Attr) and not (isinstance(node.obj, A.Name) and node.obj.id == "option"):
         obj = ev(node.obj)
@@ -158,5 +213,5 @@ def _evaluate(node: Any, options: Mapping[str, Any], num_players: int | None, na
         except (TypeError, ValueError, OverflowError) as exc:
             raise StaticEvalError(f"cannot compute {node.func}(...) ({exc})", node.span) from None
     if isinstance(node, A.Call) and node.func in defines and not node.kwargs:
-        return _define(node, options, num_players, names, defines, depth, [ev(a) for a in node.args])
+        return _define(node, options, num_players, names, defines, run, [ev(a) for a in node.args])
     raise StaticEvalError("only numbers, options and num_players can be used here", getattr(node, "span", None))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import textwrap
@@ -11,6 +12,7 @@ import pytest
 import interpreter
 from interpreter import IllegalActionError, RuleError
 from rulespec import SpecError
+from tests.conftest import ROOT, require
 from tests.support import act, card_ids, labels, play_random, zone_names
 
 BASE = """
@@ -1692,3 +1694,136 @@ def test_random_ids_are_checked(call, message):
               turn: [end game]
             match: {{}}
             """)
+
+
+# ---------------------------------------------------------------- found by review
+
+def test_defines_fanning_out_are_computed_once_per_value_and_self_calls_never_run():
+    chain = "\n".join(f"  d{k}: d{k - 1} + d{k - 1}" for k in range(1, 31))
+    text = f"""
+game: {{name: Tiny, players: 2, limits: {{actions: d30 // 1000000}}}}
+define:
+  d0: 1
+{chain}
+round:
+  turn: [end game]
+match: {{}}
+"""
+    assert interpreter.game_from_text(text).max_game_length == 2 ** 30 // 10 ** 6
+    looping = text.replace("  d0: 1", "  d0: 1\n  f(n): 1 if n > 20 else f(n + 1) + f(n + 1)").replace(
+        "d30 // 1000000", "f(0)")
+    with pytest.raises(SpecError, match="itself|not known before"):
+        interpreter.game_from_text(looping)
+
+
+def test_a_sampled_world_works_out_the_decision_from_forgotten_secrets():
+    from interpreter.sampling import sample_consistent
+
+    game = make("""
+        variables:
+          secret: {type: int, per: player, initial: 0, visibility: owner}
+        round:
+          first: player(1)
+          turn:
+            - if: turn == 1
+              then: [current.secret = 3]
+            - choose:
+                action: pick
+                for: m in range(0, 4)
+                if: m <= current.secret
+                label: "{m}"
+                do: [end game]
+        match: {}
+        """)
+    state = game.new_initial_state(0)
+    assert len(state.legal_actions()) == 4
+    sample = sample_consistent(state, 0, 1)
+    assert sample.pv[0][1] == 0 and len(sample.legal_actions()) == 1
+
+
+def test_turns_pass_over_a_seat_out_of_the_hand_even_after_a_skip():
+    game = make("""
+        game: {name: Tiny, players: 3}
+        variables:
+          out: {type: bool, per: player, initial: "false"}
+          turns: {type: players, initial: "[]"}
+        round:
+          first: player(1)
+          skip_when: p.out
+          turn:
+            - "turns += [current]"
+            - if: turn == 1
+              then: [player(0).out = true, skip player(2)]
+            - choose: {action: go, label: go, do: [pass]}
+            - if: turn >= 3
+              then: [end game]
+        match: {}
+        """, base="", players=3)
+    state = game.new_initial_state(0)
+    act(state, "go")
+    act(state, "go")
+    # turn 2: seat 2 skips its turn and seat 0 is out, so seat 1 plays again; turn 3: seat 2
+    assert state.observation(0, events=False)["variables"]["turns"] == [1, 1, 2]
+
+
+def test_a_loop_over_an_empty_list_binds_a_name_of_any_type():
+    make("""
+        board: {rows: 2, cols: 2}
+        define:
+          low(xs): count(x for x in xs if x.row > 0)
+        variables:
+          n: {type: int, initial: 0}
+        round:
+          turn:
+            - let ys = []
+            - n = low([]) + count([y.row for y in ys]) + count([x + 1 for x in []])
+            - end game
+        match: {}
+        """)
+
+
+def test_a_size_may_not_call_a_define_that_reads_the_state():
+    with pytest.raises(SpecError, match=re.escape("not 'g(...)'")):
+        make("""
+            define:
+              g(n): n + turn
+            board: {rows: "g(2)", cols: 2}
+            round:
+              turn: [end game]
+            match: {}
+            """)
+
+
+def test_geometry_of_a_value_that_is_not_a_cell_is_empty():
+    game = make("""
+        board: {rows: 3, cols: 3}
+        variables:
+          v: {type: value, initial: "-2"}
+        round:
+          turn:
+            - emit got(n=neighbours(v), r=ray(v, 1, 1), g=group(cell('a1'), [v, cell('a1')]))
+            - end game
+        match: {}
+        """)
+    (event,) = [e for e in game.new_initial_state(0).events if e["type"] == "got"]
+    assert (event["n"], event["r"], event["g"]) == ([], [], ["a1"])
+
+
+def test_a_saved_state_with_pieces_changed_by_no_rule_is_refused():
+    game = interpreter.load_game(str(ROOT / "games" / "tictactoe.yaml"))
+    state = game.new_initial_state(0)
+    data = json.loads(state.to_json())
+    for field, value, message in (("piece_owner", [1] * len(data["piece_owner"]), "gives a piece to another"),
+                                  ("piece_kind", [["mark"]] + data["piece_kind"][1:], "is not a kind of piece")):
+        bad = dict(data, **{field: value})
+        with pytest.raises(interpreter.StateError, match=message):
+            game.state_from_json(json.dumps(bad))
+
+
+def test_a_game_with_private_variables_is_not_perfect_information_for_openspiel():
+    require("pyspiel")
+    from interpreter.adapters.openspiel import _perfect_information
+
+    text = textwrap.dedent(_PRIVATE)
+    assert not _perfect_information(make(text))
+    assert _perfect_information(make(text.replace(", visibility: owner", "")))

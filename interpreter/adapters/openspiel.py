@@ -173,8 +173,9 @@ def _may_be_random(interp: InterpreterGame) -> bool:
 
 
 def _perfect_information(interp: InterpreterGame) -> bool:
-    """No cards and no events addressed to some players: every player sees everything."""
-    if interp.cards.count:
+    """No cards, no private variables and no events addressed to some players: every player
+    sees everything."""
+    if interp.cards.count or any(v.visibility == "owner" for v in interp.link.pvar_defs):
         return False
     from rulespec import ast as A
 
