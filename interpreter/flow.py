@@ -270,7 +270,7 @@ class Alt:
     """One alternative of a choice, linked: how to enumerate, encode and run it."""
 
     __slots__ = ("name", "names", "loops", "cond", "encodings", "collect", "decode", "size", "span", "body_fn",
-                 "body_code", "label", "offset")
+                 "body_code", "label", "offset", "priority")
     name: str
     names: tuple[str, ...]
     loops: tuple[tuple[str, Callable[[State, dict], Any], Callable[[State, dict], Any] | None], ...]
@@ -284,14 +284,16 @@ class Alt:
     body_code: int
     label: Any
     offset: int
+    priority: int
 
 
 class ChooseCode(Code):
     """A decision. Its pending form is ``[player, legal ids, None, code, env]``: only the ids;
     the chosen id is decoded back into its parameters when it is applied."""
 
-    __slots__ = ("alts", "by", "orelse", "span")
+    __slots__ = ("alts", "by", "orelse", "span", "tiers")
     alts: tuple[Alt, ...]
+    tiers: tuple[tuple[Alt, ...], ...] | None  # the alternatives by priority, highest first (None: one tier)
     by: Callable[[State, dict], Any] | None
     orelse: int | None
     span: Any
@@ -300,9 +302,7 @@ class ChooseCode(Code):
         player = s.current if self.by is None else self.by(s, env)
         if player is None:
             raise RuleError("`choose ... by:` names no player (none)", self.span)
-        ids: set[int] = set()
-        for alt in self.alts:
-            alt.collect(s, env, ids)
+        ids = self.options(s, env)
         if len(ids) > SMALL:
             self._check_options(s, len(ids))
         if not ids:
@@ -310,6 +310,20 @@ class ChooseCode(Code):
                 s.stack.append([self.orelse, 0, dict(env)])
             return
         s.pending = Pending(player, sorted(ids), None, self.index, env)
+
+    def options(self, s: State, env: dict) -> set[int]:
+        """The ids offered: every alternative's, or those of the highest priority offering any."""
+        ids: set[int] = set()
+        if self.tiers is None:
+            for alt in self.alts:
+                alt.collect(s, env, ids)
+            return ids
+        for tier in self.tiers:
+            for alt in tier:
+                alt.collect(s, env, ids)
+            if ids:
+                break
+        return ids
 
     def _check_options(self, s: State, n: int) -> None:
         limit = s.game.link.limits.max_options
@@ -973,6 +987,9 @@ def compile_choose(node: A.Choose, L: Any) -> ChooseCode:
         if alt is not None:
             alts.append(alt)
     code.alts = tuple(alts)
+    priorities = sorted({alt.priority for alt in alts}, reverse=True)
+    code.tiers = None if len(priorities) <= 1 else tuple(tuple(a for a in alts if a.priority == p)
+                                                            for p in priorities)
     return code
 
 
@@ -1026,6 +1043,7 @@ def link_alternative(node: A.Alternative, L: Any) -> Alt | None:
 
     alt = Alt()
     alt.name = node.action
+    alt.priority = node.priority
     spec = L.actions.spec(node.action)
     alt.offset = spec.offset
     bindings = node.bindings

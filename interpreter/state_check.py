@@ -692,9 +692,7 @@ class _Checker:
         player = s.current if code.by is None else code.by(s, env)
         if who != player or not _is_int(who):
             raise _Bad(f"pending: seat {_short(repr(who), 20)} decides, but the rules ask seat {player}")
-        found: set[int] = set()
-        for alt in code.alts:
-            alt.collect(s, env, found)
+        found = code.options(s, env)
         if ids != sorted(found):
             raise _Bad("pending: the legal ids are not the ones the rules give")
         # the id lists are compared by value; keep ints plain (True == 1 in a list compare)

@@ -258,6 +258,7 @@ class Alternative(Node):
     label: Template | None
     body: Block
     broken: bool = False  # its `for:` did not parse: its other parts are not checked for names
+    priority: int = 0  # only the options of the highest priority offered are offered
 
 
 @dataclass(frozen=True, slots=True)

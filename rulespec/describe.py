@@ -361,6 +361,9 @@ class Describer:
             out.append(f"{indent}- **Choice:** {self.bindings(alt.bindings)}")
         if alt.cond is not None:
             out.append(f"{indent}- **Allowed when:** {self.expr(alt.cond)}")
+        if alt.priority:
+            out.append(f"{indent}- **Priority:** {alt.priority} (a choice offers only the actions of the highest "
+                       "priority that has options)")
         if alt.label is not None:
             out.append(f"{indent}- **Shown as:** \"{self.template(alt.label)}\"")
         if alt.body.stmts:

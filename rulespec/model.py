@@ -373,7 +373,8 @@ class _Builder:
         if "label" in body:
             label = parse_template(body["label"], self.diags, value_span(body, "label"))
         broken = "for" in body and bindings is None
-        return A.Alternative(span, name, bindings, cond, label, self.block(body, "do"), broken)
+        return A.Alternative(span, name, bindings, cond, label, self.block(body, "do"), broken,
+                             int(body.get("priority", 0)))
 
     def choose(self, item: Any, span: SourceSpan) -> A.Choose:
         what = item["choose"]

@@ -1827,3 +1827,44 @@ def test_a_game_with_private_variables_is_not_perfect_information_for_openspiel(
     text = textwrap.dedent(_PRIVATE)
     assert not _perfect_information(make(text))
     assert _perfect_information(make(text.replace(", visibility: owner", "")))
+
+
+# ---------------------------------------------------------------- priorities among actions
+
+_PRIORITY = """
+variables:
+  stones: {type: int, initial: 3}
+actions:
+  take:
+    for: k in [1, 2]
+    if: k <= stones
+    priority: 1
+    label: "take {k}"
+    do: [stones -= k]
+  wait:
+    label: wait
+    do: [stones += 1]
+round:
+  turn:
+    - choose: [take, wait]
+    - if: stones <= 0 or turn >= 6
+      then: [end game]
+match: {}
+"""
+
+
+def test_only_the_options_of_the_highest_priority_offering_any_are_offered():
+    """Taking (priority 1) is forced while there is a stone; waiting (priority 0) only
+    when nothing can be taken."""
+    game = make(_PRIORITY)
+    state = game.new_initial_state(0)
+    assert sorted(labels(state)) == ["take 1", "take 2"]
+    act(state, "take 2")
+    assert sorted(labels(state)) == ["take 1"]
+    act(state, "take 1")
+    assert state.is_terminal()
+    state = make(_PRIORITY.replace("initial: 3", "initial: 0").replace("stones <= 0 or ", "")).new_initial_state(0)
+    assert sorted(labels(state)) == ["wait"]
+    act(state, "wait")
+    assert sorted(labels(state)) == ["take 1"]
+    assert game.state_from_json(game.new_initial_state(0).to_json()) is not None
