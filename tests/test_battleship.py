@@ -292,6 +292,9 @@ CASES = [
     (dict(board_width=2, board_height=5, ship_sizes="[3;2]", ship_values="[1.0;2.0]", num_shots=3), 20),
     # the default fleet on 20 cells: 17 of them taken, most placements leave no room
     (dict(board_width=5, board_height=4, num_shots=20), 5),
+    # values read from the text: halves and a ship worth nothing
+    (dict(board_width=5, board_height=4, ship_sizes="[5;4;3;3;2]", ship_values="[0.5;1.5;2.0;0.0;3.0]",
+          num_shots=20, loss_multiplier=2.0), 5),
     (dict(board_width=5, board_height=5, ship_sizes="[2;2;2;2]", ship_values="[1.0;1.0;1.0;1.0]", num_shots=25,
           allow_repeated_shots=False), 20),
 ]
@@ -338,3 +341,31 @@ def test_battleship_matches_openspiel_move_for_move():
     assert games >= 200 and steps > 20 * games
     assert seen_results == {"water", "hit", "sunk"} and ends == {True, False}
     assert len(seen_returns) > 10
+
+
+def test_every_list_offered_has_openspiels_sizes_and_bounds():
+    """The number of ships and the total value (defines known before the game) and the
+    sizes read from the text, for every fleet and value list the options offer."""
+    pyspiel = require("pyspiel")
+    from interpreter.adapters.openspiel import register
+
+    fleets = ["[2;3;3;4;5]", "[1]", "[2]", "[3]", "[1;2]", "[2;2]", "[2;3]", "[3;2]", "[1;1;1]", "[1;2;3]",
+              "[2;2;2]", "[3;3;3]", "[2;3;4]", "[2;2;2;2]", "[1;2;3;4]", "[5;4;3;3;2]"]
+    values = ["[1.0;1.0;1.0;1.0;1.0]", "[1.0]", "[2.5]", "[1.0;1.0]", "[1.0;2.0]", "[1.0;1.0;1.0]", "[1.0;2.0;3.0]",
+              "[1.0;1.0;1.0;1.0]", "[1.0;2.0;3.0;4.0]", "[1.0;2.0;3.0;4.0;5.0]", "[0.5;1.5;2.0;0.0;3.0]"]
+    checked = 0
+    for fleet in fleets:
+        for worth in values:
+            if fleet.count(";") != worth.count(";"):
+                continue
+            for multiplier in (1.0, -0.5, 0.0):
+                options = dict(ship_sizes=fleet, ship_values=worth, num_shots=7, loss_multiplier=multiplier)
+                ours, theirs = register(SPEC, options=options), pyspiel.load_game("battleship", options)
+                assert ours.max_game_length() == theirs.max_game_length(), options
+                assert (ours.min_utility(), ours.max_utility()) == (theirs.min_utility(), theirs.max_utility()), options
+                checked += 1
+            # the first ship to place: its placements are OpenSpiel's (its size read from the text)
+            a = register(SPEC, options=dict(ship_sizes=fleet, ship_values=worth)).new_initial_state()
+            b = pyspiel.load_game("battleship", dict(ship_sizes=fleet, ship_values=worth)).new_initial_state()
+            assert a.legal_actions() == b.legal_actions(), fleet
+    assert checked == 3 * 34  # every fleet with every value list of its length

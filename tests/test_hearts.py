@@ -40,8 +40,7 @@ def deal(hands: list[list[str]], direction: int = 0, **options: Any) -> interpre
     assert sorted(sum(hands, [])) == sorted(r + s for r in RANKS for s in SUITS)
     state = load(**options).new_initial_state(0)
     assert state.is_chance_node()
-    if options.get("pass_cards", True):
-        state.apply_action(direction)
+    state.apply_action(direction)  # without passing: the one outcome, 0 (No Pass)
     for i in range(52):
         card = hands[i % 4][i // 4]
         assert state.is_chance_node(), i
@@ -130,9 +129,14 @@ def test_the_pass_direction_is_the_first_chance_node_one_in_four(game):
     assert [state.action_to_string(d) for d in range(4)] == [f"chance: {d}" for d in DIRECTIONS]
 
 
-def test_without_passing_there_is_no_direction_to_draw():
-    # OpenSpiel keeps a chance node whose one legal outcome is 0, "No Pass" (see the rulings)
-    state = load(pass_cards=False).new_initial_state(0)
+def test_without_passing_the_direction_is_a_chance_node_with_one_outcome_no_pass():
+    # as OpenSpiel's, whose one legal outcome is 0, "No Pass" (see the rulings)
+    game = load(pass_cards=False)
+    state = game.new_initial_state(0)
+    assert state.is_chance_node() and state.chance_outcomes() == [(0, 1.0)]
+    assert state.action_to_string(0) == "chance: No Pass"
+    assert game.state_from_json(state.to_json()) == state  # a state waiting on it loads back
+    state.apply_action(0)
     assert state.chance_outcomes() == [(k, pytest.approx(1 / 52)) for k in range(52)]  # the deal
     for i in range(52):
         state.apply_action(cid(MOON[i % 4][i // 4]))
@@ -415,12 +419,15 @@ def test_hearts_matches_openspiel_move_for_move(options, games):
         while not b.is_terminal():
             assert not a.is_terminal(), f"seed {seed}: ours ended early at step {steps}"
             if not passing and not b.history():
-                # the one node not on both sides: without passing OpenSpiel's first chance node
-                # has one legal outcome, "No Pass" (its chance_outcomes still lists the four at
-                # 1/4); ours draws no direction (see the rulings)
+                # without passing OpenSpiel's first chance node has one legal outcome, "No
+                # Pass", though its chance_outcomes still lists the four at 1/4; ours has the
+                # one outcome at probability 1 (see the rulings)
                 assert b.legal_actions() == [0] and b.chance_outcomes() == [(d, 0.25) for d in range(4)]
-                assert a.is_chance_node() and a.chance_outcomes() == [(k, 1 / 52) for k in range(52)]
+                assert a.is_chance_node() and a.chance_outcomes() == [(0, 1.0)] and a.legal_actions() == [0]
+                assert a.action_to_string(-1, 0) == their_label(b, -1, 0) == "chance: No Pass"
+                a.apply_action(0)
                 b.apply_action(0)
+                steps += 1
                 continue
             player = b.current_player()
             assert a.current_player() == player, f"seed {seed}, step {steps}"
@@ -442,8 +449,8 @@ def test_hearts_matches_openspiel_move_for_move(options, games):
         totals.add(sum(b.returns()))
         lengths.add(steps)
     # OpenSpiel's nodes on both sides: 1 + 52 chance nodes and 52 plays, and 12 passes when the
-    # direction is not "No Pass" (the longest game: the limit); without passing, no direction
-    assert lengths == ({105, 117} if passing else {104})
+    # direction is not "No Pass" (the longest game: the limit)
+    assert lengths == ({105, 117} if passing else {105})
     if passing:
         assert max(lengths) == ours.max_game_length()
     if not (options.get("jd_bonus") or options.get("avoid_all_tricks_bonus")):

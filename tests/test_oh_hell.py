@@ -37,13 +37,12 @@ def bid(game: interpreter.Game, b: int) -> int:
     return game.cards.kinds + b
 
 
-def deal(game: interpreter.Game, tricks: int, dealer: int, hands: list[str], trump: str,
-         fixed: bool = False) -> interpreter.State:
-    """A state after the chance events: ``hands`` are space-separated cards, one string a
-    seat, each dealt in turn to seats 0, 1, ... as OpenSpiel deals; then the trump card."""
+def deal(game: interpreter.Game, tricks: int, dealer: int, hands: list[str], trump: str) -> interpreter.State:
+    """A state after the chance events: the number of tricks, the dealer, then ``hands``
+    (space-separated cards, one string a seat), each dealt in turn to seats 0, 1, ... as
+    OpenSpiel deals; then the trump card."""
     state = game.new_initial_state(0)
-    if not fixed:
-        state.apply_action(tricks)
+    state.apply_action(tricks)
     state.apply_action(dealer)
     cards = [h.split() for h in hands]
     assert all(len(c) == tricks for c in cards)
@@ -51,8 +50,8 @@ def deal(game: interpreter.Game, tricks: int, dealer: int, hands: list[str], tru
         for seat in range(game.num_players):
             assert state.is_chance_node()
             state.apply_action(card(game, cards[seat][i]))
-    if state.is_chance_node():  # (not when a single card is left: see O12)
-        state.apply_action(card(game, trump))
+    assert state.is_chance_node()  # (even when a single card is left: see O12)
+    state.apply_action(card(game, trump))
     assert not state.is_chance_node()
     return state
 
@@ -121,11 +120,16 @@ def test_the_number_of_tricks_is_drawn_first_uniformly_its_id_is_the_number(game
     assert view(state)["variables"]["num_tricks"] == 5
 
 
-def test_a_fixed_number_of_tricks_draws_nothing():
+def test_a_fixed_number_of_tricks_is_a_chance_node_with_one_outcome():
     state = load(num_tricks_fixed=4).new_initial_state(0)
-    # the first chance event is the dealer (OpenSpiel's forced one-outcome node is skipped: O12)
-    assert state.chance_outcomes() == [(s, pytest.approx(1 / 3)) for s in range(3)]
+    # as in OpenSpiel, the number of tricks is still asked for: one outcome, the number (O12)
+    assert state.is_chance_node() and state.chance_outcomes() == [(4, 1.0)]
+    state.apply_action(4)
     assert view(state)["variables"]["num_tricks"] == 4
+    # then the dealer
+    assert state.chance_outcomes() == [(s, pytest.approx(1 / 3)) for s in range(3)]
+    # at most one trick possible (one suit of 4): the same
+    assert load(num_suits=1, num_cards_per_suit=4).new_initial_state(0).chance_outcomes() == [(1, 1.0)]
 
 
 def test_the_dealer_is_drawn_next_uniformly_a_seat(game):
@@ -285,13 +289,26 @@ def test_no_returns_before_the_end(game):
 # ------------------------------------------------------------------ O12: the whole deck dealt
 
 
-def test_when_one_card_is_left_it_is_trumps_without_a_chance_event(game):
+def test_when_one_card_is_left_it_is_trumps_at_a_chance_node_with_one_outcome(game):
     # 17 tricks: 51 cards dealt, the last card is the trump card
     names = list(game.cards.kind_names)
     hands = [" ".join(names[s::3][:17]) for s in range(3)]
-    state = deal(game, 17, 0, hands, "HA")
+    state = game.new_initial_state(0)
+    state.apply_action(17)
+    state.apply_action(0)
+    for i in range(17):
+        for seat in range(3):
+            state.apply_action(card(game, hands[seat].split()[i]))
+    assert state.is_chance_node() and state.chance_outcomes() == [(card(game, "HA"), 1.0)]
+    state.apply_action(card(game, "HA"))
     assert not state.is_chance_node() and view(state)["zones"]["trump_card"] == ["HA"]
     assert state.current_player() == 1
+    # a state waiting on it is saved and loads back
+    waiting = game.new_initial_state(0)
+    for action in state.history[:-1]:
+        waiting.apply_action(action)
+    loaded = game.deserialize_state(waiting.serialize())
+    assert loaded.is_chance_node() and loaded.chance_outcomes() == [(card(game, "HA"), 1.0)]
 
 
 # ------------------------------------------------------------------ for bots
@@ -342,7 +359,7 @@ def test_oh_hell_matches_openspiel_move_for_move(players, options, games):
     assert ours.max_chance_outcomes() == theirs.max_chance_outcomes()
     assert ours.max_game_length() == theirs.max_game_length()
     assert (ours.min_utility(), ours.max_utility()) == (theirs.min_utility(), theirs.max_utility())
-    steps = forced = 0
+    steps = single = 0
     made = set()
     for seed in range(games):
         rng = random.Random(seed)
@@ -350,11 +367,7 @@ def test_oh_hell_matches_openspiel_move_for_move(players, options, games):
         while not b.is_terminal():
             assert not a.is_terminal(), f"seed {seed}: ours ended early at step {steps}"
             if b.is_chance_node() and len(b.chance_outcomes()) == 1:
-                # OpenSpiel asks for a chance outcome that has no alternative; the engine
-                # resolves such an event by itself (O12)
-                b.apply_action(b.chance_outcomes()[0][0])
-                forced += 1
-                continue
+                single += 1  # a chance node with one outcome, on both sides (O12)
             player = b.current_player()
             assert a.current_player() == player, f"seed {seed}, step {steps}"
             if b.is_chance_node():
@@ -372,10 +385,11 @@ def test_oh_hell_matches_openspiel_move_for_move(players, options, games):
             steps += 1
         assert a.is_terminal(), f"seed {seed}: OpenSpiel ended, ours did not"
         assert a.returns() == b.returns(), f"seed {seed}"
+        assert a.history() == b.history(), f"seed {seed}"  # every node on both sides
         made.update(r >= 10 for r in b.returns())
     assert steps >= 10 * games
     assert made == {True, False}  # bids made and missed
     if "num_tricks_fixed" in options or options.get("num_suits") == 1:
-        assert forced >= games  # the number of tricks, every game
+        assert single >= games  # the number of tricks, every game
     if players == 3 and not options:
-        assert forced > 0  # 17 tricks: the trump card is the one card left
+        assert single > 0  # 17 tricks: the trump card is the one card left

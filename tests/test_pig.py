@@ -70,6 +70,19 @@ def test_a_roll_is_a_chance_node_face_minus_one_uniform(game):
     assert load(diceoutcomes=8).max_chance_outcomes == 8
 
 
+def test_a_one_sided_die_is_still_a_chance_node_and_always_rolls_a_one():
+    # as OpenSpiel's: one outcome, at probability 1 (keep_single_chance); piglet needs two faces
+    one = load(diceoutcomes=1)
+    state = play(one.new_initial_state(0), ROLL)
+    assert state.is_chance_node() and state.chance_outcomes() == [(0, 1.0)]
+    assert state.action_to_string(0) == "chance: 1"
+    assert one.deserialize_state(state.serialize()).chance_outcomes() == [(0, 1.0)]
+    play(state, 0)
+    assert turn_total(state) == 0 and state.current_player() == 1  # a 1: the turn passes
+    with pytest.raises(interpreter.OptionError):
+        load(diceoutcomes=1, piglet=True)
+
+
 # ------------------------------------------------------------------ P4-P6: a turn
 
 
@@ -187,6 +200,7 @@ CASES = [
     (2, {"piglet": True, "winscore": 20}, 50),
     (4, {"diceoutcomes": 8, "winscore": 30, "horizon": 40}, 50),  # many end on the horizon
     (2, {"diceoutcomes": 3, "winscore": 6, "piglet": True, "horizon": 30}, 30),
+    (2, {"diceoutcomes": 1, "horizon": 30}, 10),  # every roll a 1, at a one-outcome chance node
 ]
 
 
@@ -208,7 +222,10 @@ def test_pig_matches_openspiel_move_for_move(players, options, games):
     theirs = pyspiel.load_game("pig", {"players": players, **options})
     piglet = options.get("piglet", False)
     assert ours.num_distinct_actions() == theirs.num_distinct_actions() == 2
-    assert ours.max_chance_outcomes() == theirs.max_chance_outcomes()
+    if options.get("diceoutcomes", 6) >= players:
+        assert ours.max_chance_outcomes() == theirs.max_chance_outcomes()
+    else:  # ours is the player count then (see the rulings)
+        assert ours.max_chance_outcomes() == players
     assert (ours.min_utility(), ours.max_utility()) == (theirs.min_utility(), theirs.max_utility())
     endings = set()
     steps = 0
@@ -236,5 +253,7 @@ def test_pig_matches_openspiel_move_for_move(players, options, games):
         assert a.returns() == pytest.approx(b.returns()), f"seed {seed}"
         endings.add("horizon" if not any(b.returns()) else "won")
     assert steps > 20 * games
-    if options.get("horizon"):
+    if options.get("diceoutcomes") == 1:
+        assert endings == {"horizon"}  # nobody ever banks a point
+    elif options.get("horizon"):
         assert endings == {"horizon", "won"}
