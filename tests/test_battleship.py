@@ -76,10 +76,12 @@ def test_openspiels_defaults_and_sizes():
     assert (small.min_utility, small.max_utility) == (-3.0, 3.0)
 
 
-def test_fleets_that_cannot_be_played_are_refused_when_a_match_starts():
-    # OpenSpiel refuses them when the game is loaded; here the first state is a rule error
-    with pytest.raises(interpreter.RuleError, match="one value per ship"):
-        load(ship_values="[1.0;2.0]").new_initial_state(0)
+def test_fleets_that_cannot_be_played_are_refused():
+    # OpenSpiel refuses them when the game is loaded: so does ours for a value list of the
+    # wrong length (game.requires); a fleet that cannot fit needs a search: the first state
+    # is a rule error
+    with pytest.raises(interpreter.OptionError, match="one value per ship"):
+        load(ship_values="[1.0;2.0]")
     with pytest.raises(interpreter.RuleError, match="do not fit on the board"):
         load(board_width=3, board_height=3, ship_sizes="[2;3;4]", ship_values="[1.0;2.0;3.0]").new_initial_state(0)
     with pytest.raises(interpreter.RuleError, match="do not fit on the board"):
