@@ -19,9 +19,9 @@ import re
 from typing import Any
 
 import pytest
+import yaml
 
 import interpreter
-import yaml
 from tests.conftest import GAMES, require
 
 SPEC = (GAMES / "backgammon.yaml").read_text(encoding="utf-8")
@@ -50,7 +50,7 @@ def action(first: int, second: int = 25, low_first: bool = False) -> int:
     return 676 * low_first + 26 * second + first
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load(options: tuple[tuple[str, Any], ...]) -> interpreter.Game:
     return interpreter.load_game(str(GAMES / "backgammon.yaml"), options=dict(options), explicit_chance=True)
 
