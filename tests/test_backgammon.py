@@ -102,7 +102,7 @@ def game() -> interpreter.Game:
     return load()
 
 
-# ------------------------------------------------------------------ B1: the board, ids
+# ------------------------------------------------------------------ B1: the board, options
 
 
 def test_defaults_start_position_and_ids(game):
@@ -207,7 +207,7 @@ def test_a_closed_board_leaves_only_a_pass_or_a_single_entry():
     assert state.legal_actions() == [action(24)] and labels(state) == ["674 - Bar/19 Pass"]
 
 
-# ------------------------------------------------------------------ B7: bearing off
+# ------------------------------------------------------------------ B8: bearing off
 
 
 def test_bearing_off_exactly_or_from_the_furthest_point():
@@ -229,7 +229,7 @@ def test_bearing_off_waits_until_every_checker_is_home():
     assert state.action_to_string(action(17, 22, low_first=True)) == "1265 - 7/6 2/Off"
 
 
-# ------------------------------------------------------------------ B8: using the dice
+# ------------------------------------------------------------------ B7: using the dice
 
 
 def test_both_dice_must_be_played_when_they_can():
@@ -272,7 +272,7 @@ def test_no_second_action_after_a_double_that_moved_one_checker():
     assert state.is_chance_node() and state.current_player() != 0
 
 
-# ------------------------------------------------------------------ B10-B12: the end, returns
+# ------------------------------------------------------------------ B10-B13: the end, returns, the cap, hyper
 
 
 def test_bearing_off_the_last_checker_wins_at_once():
