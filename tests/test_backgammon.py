@@ -286,6 +286,12 @@ def test_bearing_off_the_last_checker_wins_at_once():
     play(state, opening(0, 1, 2), action(18, 18), roll(2, 2))
     play(state, action(1, 0))
     assert state.is_terminal() and state.returns() == [-1.0, 1.0]
+    # ... or with its second action
+    state = from_position({18: 15}, {0: 4})
+    play(state, opening(0, 1, 2), action(18, 18), roll(1, 1), action(0, 0))
+    assert not state.is_terminal() and state.current_player() == 1 and var(state, "borne") == [0, 13]
+    play(state, action(0, 0))
+    assert state.is_terminal() and state.returns() == [-1.0, 1.0]
 
 
 def test_no_returns_before_the_end(game):
@@ -318,7 +324,7 @@ def test_the_game_ends_without_a_winner_after_max_player_turns():
     assert state.is_terminal() and state.returns() == [0.0, 0.0]
 
 
-def test_hyper_backgammon_three_checkers_and_openspiels_returns():
+def test_hyper_backgammon_three_checkers_and_every_return_zero():
     state = from_position({23: 1}, {0: 1, 1: 1, 2: 1}, hyper_backgammon=True, scoring_type="full_scoring")
     play(state, opening(0, 1, 2), action(23))
     # the game ends with all three borne off, but OpenSpiel's returns look for fifteen
