@@ -479,6 +479,8 @@ def main() -> int:
         targets.append(versus_openspiel("checkers.yaml", "checkers", "Checkers", None, 20 * scale, 200 * scale, runs))
         targets.append(versus_openspiel("hearts.yaml", "hearts", "Hearts", None, 100 * scale, 1000 * scale, runs))
         targets.append(versus_openspiel("oh_hell.yaml", "oh_hell", "Oh Hell", None, 100 * scale, 1000 * scale, runs))
+        targets.append(versus_openspiel("backgammon.yaml", "backgammon", "Backgammon", None,
+                                        10 * scale, 200 * scale, runs))
         progress("IS-MCTS")
         targets.append(mcts_before(base, base_note, 2 if args.quick else 3))
         progress("load and compile")

@@ -25,6 +25,8 @@ GAME_WORDS = [
     "checkers", "draughts", "crown",
     "oh hell", "oh_hell", "ohhell", "off_bid", "made_bid", "num_tricks", "trump",
     "hearts", "shoot the moon", "queen of spades", "jack of diamonds", "jd_bonus", "pass_cards",
+    "backgammon", "gammon", "bear off", "bearing off", "borne", "doublet", "blot", "pips",
+    "scoring_type", "winloss", "max_player_turns",
 ]
 
 
