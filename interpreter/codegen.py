@@ -384,6 +384,18 @@ class _Writer:
                 return f"(None if {first} is None else s.piece_{node.name}[{x}])"
         return None
 
+    def x_Index(self, node: A.Index) -> str | None:
+        """``xs[i]`` of a list or a text in line (a zone's order may be unknown, a table's key
+        missing: their closures say so); an index outside the list raises, and the unit falls
+        back to the closure for its message (``codegen_blocks.has_own_errors``)."""
+        L = self.L
+        if L.info.ref(node).kind == "table":
+            return None
+        t = type_of(node.obj, L)
+        if not (T.is_list(t) or t in (T.STR, T.ANY)):
+            return None
+        return f"{self.expr(node.obj)}[{self.expr(node.index)}]"
+
     def x_ListLit(self, node: A.ListLit) -> str:
         return "[" + ", ".join(self.expr(i) for i in node.items) + "]"
 

@@ -322,5 +322,7 @@ def has_own_errors(node: Any, L: Any) -> bool:
             return True
         if isinstance(n, (A.Call, A.Name)) and L.info.ref(n).kind in ("family", "define"):
             return True
+        if isinstance(n, A.Index) and L.info.ref(n).kind != "table":
+            return True
     return False
 
