@@ -21,8 +21,8 @@ import interpreter
 from tests.conftest import GAMES, require
 
 SPEC = (GAMES / "chess.yaml").read_text(encoding="utf-8")
-VALUES = "values: [start, kiwipete, position3, position4, position5, position6]"
-LAST = "    position6: r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10\n"
+VALUES = re.search(r"values: \[start, [^\]]*\]", SPEC).group(0)
+TABLE = "  positions:\n"
 # every FEN written in this file becomes one more starting position of the spec (an option
 # value `fen0`, `fen1`, ... and its entry in the `positions` table), so the spec is compiled
 # once for all the rule tests
@@ -34,11 +34,11 @@ PIECES = {1: "P", 2: "N", 3: "B", 4: "R", 5: "Q", 6: "K"}
 
 
 def _positions_spec() -> str:
-    assert SPEC.count(VALUES) == 1 and SPEC.count(LAST) == 1
+    assert SPEC.count(VALUES) == 1 and SPEC.count(TABLE) == 1
     names = ", ".join(f"fen{i}" for i in range(len(FENS)))
     text = SPEC.replace(VALUES, VALUES[:-1] + ", " + names + "]")
     path = Path(tempfile.mkdtemp()) / "chess_positions.yaml"
-    path.write_text(text.replace(LAST, LAST + "".join(f"    fen{i}: {f}\n" for i, f in enumerate(FENS))),
+    path.write_text(text.replace(TABLE, TABLE + "".join(f"    fen{i}: {f}\n" for i, f in enumerate(FENS))),
                     encoding="utf-8")
     return str(path)
 
@@ -396,7 +396,7 @@ def test_chess_matches_openspiel_on_50_games_of_60_plies():
     pyspiel = require("pyspiel")
     ours = interpreter.load_game(str(GAMES / "chess.yaml"))
     assert ours.num_distinct_actions == pyspiel.load_game("chess").num_distinct_actions() == 4674
-    steps = sum(_lockstep(pyspiel, seed, 60, 6)[0] for seed in range(50))
+    steps = sum(_lockstep(pyspiel, seed, 60, 20)[0] for seed in range(50))
     assert steps > 2500
 
 
