@@ -25,6 +25,8 @@ GAME_WORDS = [
     "checkers", "draughts", "crown",
     "oh hell", "oh_hell", "ohhell", "off_bid", "made_bid", "num_tricks", "trump",
     "hearts", "shoot the moon", "queen of spades", "jack of diamonds", "jd_bonus", "pass_cards",
+    "castling", "castle", "en passant", "checkmate", "stalemate", "kiwipete", "perft",  # chess: "chess" itself
+    "knight", "bishop", "rook", "queen", "promotion",  # occurs in the engine (cells named like a chess board)
 ]
 
 
