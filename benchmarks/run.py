@@ -477,6 +477,7 @@ def main() -> int:
         targets.append(versus_openspiel("battleship.yaml", "battleship", "Battleship", None,
                                         5 * scale, 200 * scale, runs))
         targets.append(versus_openspiel("checkers.yaml", "checkers", "Checkers", None, 20 * scale, 200 * scale, runs))
+        targets.append(versus_openspiel("chess.yaml", "chess", "Chess", None, 2 * scale, 100 * scale, runs))
         targets.append(versus_openspiel("hearts.yaml", "hearts", "Hearts", None, 100 * scale, 1000 * scale, runs))
         targets.append(versus_openspiel("oh_hell.yaml", "oh_hell", "Oh Hell", None, 100 * scale, 1000 * scale, runs))
         targets.append(versus_openspiel("backgammon.yaml", "backgammon", "Backgammon", None,

@@ -27,6 +27,8 @@ GAME_WORDS = [
     "hearts", "shoot the moon", "queen of spades", "jack of diamonds", "jd_bonus", "pass_cards",
     "backgammon", "gammon", "bear off", "bearing off", "borne", "doublet", "blot", "pips",
     "scoring_type", "winloss", "max_player_turns",
+    "castling", "castle", "en passant", "checkmate", "stalemate", "kiwipete", "perft",  # chess: "chess" itself
+    "knight", "bishop", "rook", "queen", "promotion",  # occurs in the engine (cells named like a chess board)
 ]
 
 
