@@ -1868,3 +1868,65 @@ def test_only_the_options_of_the_highest_priority_offering_any_are_offered():
     act(state, "wait")
     assert sorted(labels(state)) == ["take 1"]
     assert game.state_from_json(game.new_initial_state(0).to_json()) is not None
+
+
+# ---------------------------------------------------------------- stacks on cells, areas off the board
+
+_STACKS = """
+cards:
+  name: "{colour}"
+  list:
+    - {colour: white, copies: 3}
+    - {colour: black, copies: 3}
+board: {rows: 1, cols: 4}
+zones:
+  box: {visibility: public}
+  point: {per: cell}
+  bar: {per: player}
+  home: {per: player}
+define:
+  mine(p): "'white' if p.seat == 0 else 'black'"
+  owner_of(c): none if count(point(c)) == 0 else (player(0) if top(point(c)).colour == 'white' else player(1))
+round:
+  first: player(0)
+  setup:
+    - repeat: [move top box to point(cell('d1'))]
+      until: count(box) == 3
+    - repeat: [move top box to point(cell('a1'))]
+      until: count(box) == 0
+  turn:
+    - choose:
+        action: step
+        for: c in cells if count(point(c)) > 0 and top(point(c)).colour == mine(current)
+        label: "from {c}"
+        do:
+          - let to = cell(0, c.col + (1 if current.seat == 0 else -1))
+          - if: to == none
+            then: [move top point(c) to home(current)]
+            elif:
+              - if: count(point(to)) == 1 and owner_of(to) != current
+                then: [move top point(to) to bar(left(current)), move top point(c) to point(to)]
+              - if: count(point(to)) <= 1 or owner_of(to) == current
+                then: [move top point(c) to point(to)]
+    - if: count(home(current)) == 3
+      then: [current.score = 1, end game]
+match: {}
+"""
+
+
+def test_tokens_stack_on_a_cell_and_wait_in_areas_off_the_board():
+    """Stacks are cards in a per-cell zone; a bar and a home are per-player zones: a lone
+    token hit goes to its owner's bar, three tokens borne off win."""
+    game = make(_STACKS)
+    state = game.new_initial_state(0)
+    view = state.observation(0, events=False)["zones"]
+    assert view["point"] == {"a1": ["white", "white", "white"], "d1": ["black", "black", "black"]}
+    act(state, "from a1")                                  # white: a1 -> b1
+    act(state, "from d1")                                  # black: d1 -> c1
+    act(state, "from b1")                                  # white hits the lone black on c1
+    view = state.observation(0, events=False)["zones"]
+    assert view["point"]["c1"] == ["white"] and view["bar"][1] == ["black"]
+    assert view["point"]["a1"] == ["white", "white"]
+    act(state, "from d1")                                  # black: d1 -> c1? white holds it alone: a hit
+    view = state.observation(0, events=False)["zones"]
+    assert view["point"]["c1"] == ["black"] and view["bar"][0] == ["white"]
