@@ -92,12 +92,15 @@ def test_step_seven_flips_neighbours_and_promotes_a_crowded_stone():
     def put(cell):
         state.apply_action(next(a for a in state.legal_actions() if state.action_to_string(a) == f"put {cell}"))
 
+    board = state.observation(0)["board"]
+    assert board["a3"] == {"piece": "seed", "owner": 0, "id": board["a3"]["id"]} and board["c3"]["owner"] == 1
     put("b2")            # seat 0 in the middle
     put("a2")            # seat 1 next to it: b2 (a hex neighbour of a2) becomes seat 1's
     board = state.observation(0)["board"]
     assert board["b2"]["owner"] == 1 and board["a2"]["owner"] == 1
-    put("c3")            # seat 0
-    assert state.observation(0)["board"]["c3"]["owner"] == 0
+    put("c1")            # seat 0
+    assert state.observation(0)["board"]["c1"]["owner"] == 0
+    assert state.observation(0)["board"]["a3"]["owner"] == 0  # a seed is not a stone: never flipped
 
 
 def test_step_eight_a_secret_is_seen_by_its_owner_only():
@@ -108,3 +111,5 @@ def test_step_eight_a_secret_is_seen_by_its_owner_only():
         for q in range(3):
             assert ("secret" in views[p][q]) == (p == q)
         assert views[p][p]["secret"] in range(1, 10)
+    with pytest.raises(interpreter.OptionError, match="at least two per player"):
+        interpreter.Game(compile_text(STEPS[7], "mygame.yaml"), 4, {"top": 7})
