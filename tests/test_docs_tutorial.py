@@ -113,3 +113,14 @@ def test_step_eight_a_secret_is_seen_by_its_owner_only():
         assert views[p][p]["secret"] in range(1, 10)
     with pytest.raises(interpreter.OptionError, match="at least two per player"):
         interpreter.Game(compile_text(STEPS[7], "mygame.yaml"), 4, {"top": 7})
+
+
+def test_step_seven_towers_are_built_in_random_games():
+    """The tower rule (promotion, then a look along each direction) runs in random play."""
+    game = interpreter.Game(compile_text(STEPS[6], "mygame.yaml"), 2)
+    towers = 0
+    for seed in range(40):
+        state = game.new_initial_state(seed)
+        play_random(state, random.Random(seed))
+        towers += sum(1 for x in state.observation(0)["board"].values() if x["piece"] == "tower")
+    assert towers > 0
