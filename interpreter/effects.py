@@ -490,7 +490,7 @@ def _assign(node: A.Assign, L: Any) -> Stmt:
 
 
 def _set_piece(node: A.Assign, L: Any, value: Fn) -> Stmt:
-    """``x.owner = p`` (a piece changes sides: a flip) or ``x.kind = 'king'`` (a promotion);
+    """``x.owner = p`` (a piece changes sides: a flip) or ``x.kind = 'king'`` (a piece that changes kind);
     the piece keeps its cell and its number."""
     piece = compile_expr(node.target.obj, L)
     span = node.span

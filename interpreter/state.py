@@ -91,7 +91,7 @@ class State:
     piece_cell: Annotated[list[int], LIST]  # cell of each piece, -1 off the board
     cell_piece: Annotated[list[int], LIST]  # piece on each cell, -1 empty
     piece_owner: Annotated[list[int], LIST]  # seat owning each piece (a rule may give it to another)
-    piece_kind: Annotated[list[str], LIST]  # kind of each piece (a rule may change it: a promotion)
+    piece_kind: Annotated[list[str], LIST]  # kind of each piece (a rule may change it)
     round: Annotated[int, VALUE]
     turn: Annotated[int, VALUE]
     current: Annotated[int, VALUE]

@@ -1230,10 +1230,11 @@ def _check_before_the_game(c: Checker, expr: Any, subject: str, others: str, hin
                            what: str, defines: frozenset[str] = frozenset()) -> None:
     """An expression known before the game starts: it reads only num_players, options and
     the ``defines`` made of them."""
-    for node in A.walk(expr):
+    for node in A.walk(expr):  # a name first: it says most about what the expression reads
         if isinstance(node, A.Name) and node.id not in _STATIC_NAMES and node.id not in defines:
             c.error(node.span, f"{subject} can only use num_players and {others}, not '{node.id}'", hint)
             return
+    for node in A.walk(expr):
         if isinstance(node, A.Call) and node.func not in _STATIC_CALLS and node.func not in defines:
             c.error(node.span, f"{subject} can only use num_players, {others} and defines made of them, "
                     f"not '{node.func}(...)'", hint)
