@@ -317,11 +317,7 @@ def _iterate(comp: A.Comp, L: Any, span: Any) -> Callable[[Any, dict], list]:
         def pairs(s: Any, e: dict) -> list:
             e2 = dict(e)
             out = []
-            xs = list(items(s, e))
-            s.ops -= len(xs)
-            if s.ops < 0:
-                overrun(s, span)
-            for x in xs:
+            for x in _paid_items(s, items(s, e), span):
                 e2[var] = x
                 out.append((x, elt(s, e2)))
             return out
@@ -331,17 +327,22 @@ def _iterate(comp: A.Comp, L: Any, span: Any) -> Callable[[Any, dict], list]:
     def filtered(s: Any, e: dict) -> list:
         e2 = dict(e)
         out = []
-        xs = list(items(s, e))
-        s.ops -= len(xs)
-        if s.ops < 0:
-            overrun(s, span)
-        for x in xs:
+        for x in _paid_items(s, items(s, e), span):
             e2[var] = x
             if cond(s, e2):
                 out.append((x, elt(s, e2)))
         return out
 
     return filtered
+
+
+def _paid_items(s: Any, items: Any, span: Any) -> list:
+    """The items a comprehension loops over, each paid for from the step's budget."""
+    xs = list(items)
+    s.ops -= len(xs)
+    if s.ops < 0:
+        overrun(s, span)
+    return xs
 
 
 def _iterate_clauses(comp: A.Comp, L: Any, span: Any) -> Callable[[Any, dict], list]:
@@ -354,11 +355,7 @@ def _iterate_clauses(comp: A.Comp, L: Any, span: Any) -> Callable[[Any, dict], l
     def clauses(s: Any, e: dict) -> list:
         e2 = dict(e)
         out: list = []
-        xs = list(items(s, e))
-        s.ops -= len(xs)
-        if s.ops < 0:
-            overrun(s, span)
-        for x in xs:
+        for x in _paid_items(s, items(s, e), span):
             e2[var] = x
             if cond is None or cond(s, e2):
                 out.extend((x, v) for _, v in inner(s, e2))
