@@ -210,6 +210,12 @@ def b_pieces(node: A.Call, L: Any) -> Fn:
     args = _args(node, L)
     owner = args[0]
     every = range(len(L.piece_owner))
+    if not L.piece_fields_set and (len(args) == 1 or is_const(args[1])):
+        # no rule changes owners or kinds: each player's pieces are known when the game is linked
+        kind = const_value(args[1]) if len(args) > 1 else None
+        table = [[x for x in every if L.piece_owner[x] == p and kind in (None, L.piece_kind_name[x])]
+                 for p in range(L.num_players)]
+        return lambda s, e: table[owner(s, e)]
     if len(args) == 1:
         def pieces(s: Any, e: dict) -> list:
             p = owner(s, e)

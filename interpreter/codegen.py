@@ -524,6 +524,10 @@ class _Writer:
             first, c = self.held(self.expr(args[0]))
             x = self.temp()
             return f"(None if {first} is None or ({x} := s.cell_piece[{c}]) < 0 else {x})"
+        if func == "pieces" and len(args) == 1 and not L.piece_fields_set:
+            owner = L.piece_owner  # no rule changes owners: each player's pieces are known now
+            table = [[x for x in range(len(owner)) if owner[x] == p] for p in range(L.num_players)]
+            return f"{self.name_of(table)}[{self.expr(args[0])}]"
         if func == "pieces" and len(args) == 1:
             p, x = self.temp(), self.temp()
             # the owner is computed once, before the loop (Python evaluates a tuple left to right)

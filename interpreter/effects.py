@@ -716,6 +716,9 @@ def _place(node: A.Place, L: Any) -> Stmt:
     owner = compile_expr(node.owner, L)
     cell = compile_expr(node.cell, L)
     every = range(len(L.piece_owner))
+    if not L.piece_fields_set:  # owners and kinds never change: each player's pieces of the kind, once
+        pools = [[x for x in every if L.piece_owner[x] == p and L.piece_kind_name[x] == node.kind]
+                 for p in range(L.num_players)]
     span = node.span
     kind = node.kind
 
@@ -726,7 +729,7 @@ def _place(node: A.Place, L: Any) -> Stmt:
             raise RuleError(f"cannot place a {kind}: the {'player' if p is None else 'cell'} is missing (none)"
                             + ("" if p is None else ", for example a cell off the board"), span)
         owners, kinds, cells = s.piece_owner, s.piece_kind, s.piece_cell
-        for x in every:  # the first of the player's pieces of this kind off the board
+        for x in every if L.piece_fields_set else pools[p]:  # the first of them off the board
             if cells[x] < 0 and owners[x] == p and kinds[x] == kind:
                 move_piece(s, x, c, span)
                 return
@@ -895,30 +898,18 @@ def s_Repeat(node: A.Repeat, L: Any) -> Stmt:
     until = compile_expr(node.until, L)
     limit = node.max or L.loop_limit
     span = node.span
-    if binds_names(node.body):
-        body = compile_block_closure(node.body, L, own_scope=False)
-
-        def repeat_scoped(s: Any, e: dict) -> None:
-            for _ in range(limit):
-                s.ops -= 1
-                if s.ops < 0:
-                    overrun(s, span)
-                inner = dict(e)  # the body's names, which `until` sees
-                body(s, inner)
-                if until(s, inner):
-                    return
-            raise RuleError(f"`repeat` ran {limit} times without its `until` becoming true", span)
-
-        return repeat_scoped
-    body = compile_block_closure(node.body, L)
+    # a body binding names gets a copy of the env from here, so that `until` sees them
+    scoped = binds_names(node.body)
+    body = compile_block_closure(node.body, L, own_scope=not scoped)
 
     def repeat(s: Any, e: dict) -> None:
         for _ in range(limit):
             s.ops -= 1
             if s.ops < 0:
                 overrun(s, span)
-            body(s, e)
-            if until(s, e):
+            inner = dict(e) if scoped else e
+            body(s, inner)
+            if until(s, inner):
                 return
         raise RuleError(f"`repeat` ran {limit} times without its `until` becoming true", span)
 

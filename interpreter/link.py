@@ -133,6 +133,8 @@ class Link:
         self.piece_start: list[int] = []
         self.piece_label: list[str] = []
         self.piece_kinds = {piece.name: piece.label for piece in self.model.pieces}  # kind: its label
+        # "owner", "kind": the piece fields some rule sets (x.owner = p); the others keep their start
+        self.piece_fields_set = frozenset(ref.name for ref in self.info.refs.values() if ref.kind == "piece_set")
         for piece in self.model.pieces:
             count = evaluate_static(piece.per_player, self.options, self.num_players,
                                     defines=self.static_defines)

@@ -392,7 +392,7 @@ class _Checker:
             if type(k) is not str or k not in kinds:
                 raise _Bad(f"piece_kind[{x}] is not a kind of piece of this game")
         # a field no rule of this game sets keeps the value every piece starts with
-        changed = {ref.name for ref in self.link.info.refs.values() if ref.kind == "piece_set"}
+        changed = self.link.piece_fields_set
         if "owner" not in changed and data["piece_owner"] != self.link.piece_owner:
             raise _Bad("piece_owner: no rule of this game gives a piece to another player")
         if "kind" not in changed and data["piece_kind"] != self.link.piece_kind_name:
