@@ -19,7 +19,7 @@ from . import types as T
 from .errors import Diagnostics, SourceSpan, did_you_mean
 from .model import ActionRef, SpecModel
 from .source import Limits
-from .static import MAX_INT, StaticEvalError, evaluate_static, static_defines
+from .static import MAX_INT, Defines, StaticEvalError, evaluate_static, static_defines
 from .zones import kind_of
 
 __all__ = ["CheckInfo", "check_model", "Scope", "CHOICE", "CHANCE", "option_value_error", "option_bound_error"]
@@ -123,6 +123,7 @@ class Checker:
         self.pvars = {v.name: v for v in model.variables if v.per == "player"}
         self.defines = {d.name: d for d in model.defines}
         self._static_defines: frozenset[str] | None = None
+        self._define_table: Defines | None = None
         self.procs = {p.name: p for p in model.procedures}
         self.actions = {a.action: a for a in model.actions}
         self.rankings = {r.name: r for r in model.rankings}
@@ -369,8 +370,14 @@ class Checker:
                     if user not in seen:
                         seen.add(user)
                         bad.append(user)
-            self._static_defines = (names - seen) & static_defines(self.m.defines).keys()  # none calls itself
+            self._static_defines = (names - seen) & self.define_table().keys()  # none calls itself
         return self._static_defines
+
+    def define_table(self) -> Defines:
+        """The defines static evaluation may call (computed once: card counts call it per card)."""
+        if self._define_table is None:
+            self._define_table = static_defines(self.m.defines)
+        return self._define_table
 
     def not_static(self, node: Any) -> Any:
         """The first name or call in ``node`` not known before a game starts, or None (the
@@ -1096,7 +1103,7 @@ def check_requirements(c: Checker) -> None:
             continue
         for players in c.m.players:
             try:
-                ok = evaluate_static(cond, default_options(c.m, players), players, defines=static_defines(c.m.defines))
+                ok = evaluate_static(cond, default_options(c.m, players), players, defines=c.define_table())
             except StaticEvalError:
                 break  # known only when a game is loaded
             if not ok:
@@ -1115,7 +1122,7 @@ def check_limits(c: Checker) -> None:
     players = max(c.m.players) if c.m.players else 1
     try:
         value = evaluate_static(c.m.max_actions, default_options(c.m, players), players,
-                                defines=static_defines(c.m.defines))
+                                defines=c.define_table())
     except StaticEvalError as exc:
         if exc.definite:
             c.error(exc.span, exc.message)
@@ -1348,7 +1355,7 @@ def _check_card_count(c: Checker) -> None:
                 return
             for combo in itertools.product(*(values for _, values, _ in entry.family)):
                 copies = evaluate_static(entry.copies, options, players, {**constants, **dict(zip(names, combo))},
-                                         static_defines(c.m.defines))
+                                         c.define_table())
                 if not isinstance(copies, int) or isinstance(copies, bool) or copies < 0:
                     c.error(entry.copies.span, f"copies must be a whole number, not {copies!r}")
                     return
@@ -1358,7 +1365,7 @@ def _check_card_count(c: Checker) -> None:
             if total > limit:
                 c.d.limit(entry.span, f"more than {limit} cards")
                 return
-        decks = evaluate_static(cards.decks, options, players, defines=static_defines(c.m.defines))
+        decks = evaluate_static(cards.decks, options, players, defines=c.define_table())
     except StaticEvalError as exc:
         if exc.definite:
             c.error(exc.span, exc.message)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 from lark import Lark, Token, Transformer, Tree, v_args
@@ -12,6 +11,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from . import ast as A
 from .errors import Diagnostics, SourceSpan
+from .grammar_table import load_parser
 from .source import Limits, PosStr
 
 __all__ = ["parse_expr", "parse_stmt", "parse_bindings", "parse_template", "MAX_TEXT", "MAX_DEPTH"]
@@ -22,15 +22,7 @@ MAX_DEPTH = 40  # nesting of one rule string's syntax tree
 
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
-    grammar = resources.files("rulespec").joinpath("grammar.lark").read_text(encoding="utf-8")
-    return Lark(
-        grammar,
-        parser="lalr",
-        start=["expr", "stmt", "bindings"],
-        propagate_positions=True,
-        maybe_placeholders=True,
-        cache=False,
-    )
+    return load_parser()
 
 
 def _as_posstr(text: Any, fallback: SourceSpan | None) -> PosStr:
