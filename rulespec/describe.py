@@ -492,10 +492,12 @@ class Describer:
         return _END.get(s.level, f"end the {s.level}")
 
     def s_Skip(self, s: A.Skip, indent: str) -> str:
-        return f"{self.expr(s.player)} skips their next turn"
+        who = _subject(self.expr(s.player))
+        return f"{who} {_agree(who, 'skips')} {_possessive(who, 'next turn')}"
 
     def s_Next(self, s: A.Next, indent: str) -> str:
-        return f"{self.expr(s.player)} takes the next turn (and play goes on from them)"
+        who = _subject(self.expr(s.player))
+        return f"{who} {_agree(who, 'takes')} the next turn (and play goes on from there)"
 
     def s_Place(self, s: A.Place, indent: str) -> str:
         return f"place a {s.kind} of {self.expr(s.owner)} on {self.expr(s.cell)}"
@@ -534,11 +536,11 @@ class Describer:
         return [f"{indent}- while {self.expr(s.cond)}{limit}:"] + self.block(s.body, indent + "  ")
 
     def s_Choose(self, s: A.Choose, indent: str) -> list[str]:
-        who = self.expr(s.by) if s.by is not None else "the current player"
+        who = _subject(self.expr(s.by) if s.by is not None else self.current_player())
         if len(s.alternatives) == 1:
-            head = f"{indent}- {who} chooses"
+            head = f"{indent}- {who} {_agree(who, 'chooses')}"
         else:
-            head = f"{indent}- {who} chooses one of"
+            head = f"{indent}- {who} {_agree(who, 'chooses')} one of"
         if s.prompt:
             head += f" (\"{s.prompt}\")"
         out = [head + ":"]
@@ -608,9 +610,14 @@ class Describer:
         "num_players": "the number of players",
     }
 
+    def current_player(self) -> str:
+        return "the current player"
+
     def e_Name(self, node: A.Name, parent: int) -> str:
         if self.is_local(node.id):
-            return node.id
+            return _local(node.id)
+        if node.id == "current":
+            return self.current_player()
         if node.id in self.zones:
             return f"the {_words(node.id)}"
         if node.id in self.variables or node.id in self.defines:
@@ -656,12 +663,14 @@ class Describer:
             "left": "the player to the left of {0}", "right": "the player to the right of {0}",
             "others": "the players other than {0}", "seats_from": "every player starting with {0} and going left",
             "player": "the player in seat {0}", "piece_at": "the piece on {0}",
-            "start_cells": "the starting cells of {0}'s pieces", "empty_cells": "the empty cells",
+            "empty_cells": "the empty cells",
             "str": "{0} as text", "int": "{0} as a whole number", "abs": "the absolute value of {0}",
             "chance": "true with probability {0}", "random": "a random one of {0}",
         }
         if f in simple:
             return simple[f].format(*a)
+        if f == "start_cells":
+            return f"the starting cells of {_of(one, 'pieces')}"
         if f in ("top", "bottom"):
             return f"the {f} card of {self.place(args[0])}"
         if f == "nth":
@@ -816,8 +825,47 @@ def _words(name: str) -> str:
     return name.replace("_", " ")
 
 
+# a name that reads as an English word of its own is written as code: "the square at `at`"
+_FUNCTION_WORDS = frozenset({
+    "a", "an", "the", "at", "in", "on", "of", "to", "by", "for", "from", "with", "into", "onto", "over", "under",
+    "and", "or", "not", "is", "be", "if", "it", "as", "all", "any", "each", "every", "no", "none", "some", "then",
+})
+# the possessive of a pronoun, and a pronoun as the subject of a verb
+_POSSESSIVE = {"me": "my", "i": "my", "you": "your", "us": "our", "we": "our", "them": "their", "they": "their",
+               "him": "his", "he": "his", "her": "her", "she": "her", "it": "its"}
+_SUBJECT = {"me": "I", "us": "we", "them": "they", "him": "he", "her": "she"}
+_PLURAL_SUBJECTS = frozenset({"I", "you", "we", "they"})
+
+
+def _local(name: str) -> str:
+    return f"`{name}`" if name.lower() in _FUNCTION_WORDS else name
+
+
+def _subject(who: str) -> str:
+    """``who`` as the subject of a sentence: "me chooses" reads "I choose"."""
+    return _SUBJECT.get(who, who)
+
+
+def _agree(subject: str, verb: str) -> str:
+    """The verb (given in the third person singular) agreeing with its subject: "you choose"."""
+    if subject not in _PLURAL_SUBJECTS:
+        return verb
+    if verb == "has":
+        return "have"
+    return verb[:-2] if verb.endswith(("sses", "shes", "ches", "xes")) else verb[:-1]
+
+
+def _possessive(who: str, thing: str) -> str:
+    """ "their next turn" for a player p, "your next turn" for you."""
+    mine = _POSSESSIVE.get(who.lower())
+    return f"{mine} {thing}" if mine else f"their {thing}"
+
+
 def _of(owner: str, thing: str) -> str:
-    """ "p's hand", "the current player's hand", or "the hand of the player to the left of p"."""
+    """ "p's hand", "the current player's hand", "my hand", or "the hand of the player to the left of p"."""
+    mine = _POSSESSIVE.get(owner.lower()) if owner != "I" else "my"
+    if mine:
+        return f"{mine} {thing}"
     simple = " " not in owner or (owner.startswith("the ") and owner.count(" ") <= 2 and " of " not in owner)
     if simple and not owner.startswith("("):
         return f"{owner}'s {thing}"
