@@ -190,6 +190,9 @@ def build_parser() -> argparse.ArgumentParser:
                                           "options, setup, turn, every action and its effect, scoring and end.")
     describe.add_argument("file", metavar="FILE", help="the spec file (YAML)")
     describe.add_argument("--output", "-o", metavar="OUT.md", help="write to a file instead of the screen")
+    describe.add_argument("--for", dest="audience", choices=("designers", "players"), default="designers",
+                          help="designers (default): every rule, variable, invariant and variant; players: the "
+                               "rules a player learns from (goal first, what each card does, default options)")
     _add_root(describe, "`extends:`")
 
     replay = sub.add_parser("replay", help="replay a match log and check it",
@@ -597,7 +600,7 @@ def cmd_describe(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Text
     root = _root(args)
     path = _check_file(args.file)
     _check_output(args.output, "--output")
-    text = describe(compile_file(path, root=root))
+    text = describe(compile_file(path, root=root), args.audience)
     if args.output:
         _write(args.output, text)
     else:
