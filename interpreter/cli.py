@@ -356,8 +356,8 @@ def _console(stream: TextIO, no_color: bool = False) -> Any:
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
-    from .play import HUMAN, QuitMatch, play_match
-    from .simulate import expand_agents, match_seeds
+    from .play import HUMAN, QuitMatch, play_match, seat_agents
+    from .simulate import match_seeds
 
     root = _root(args)
     if args.resume:
@@ -365,8 +365,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) 
     _check_output(args.log, "--log")
     game = _load(args.file, args.players, parse_options(args.option), root)
     n = game.num_players
-    given = _agents(args.agents)
-    agents = expand_agents(given, n) if given else [HUMAN] + ["mcts"] * (n - 1)
+    agents, filled = seat_agents(_agents(args.agents), n)
     from .agents import make_agent
 
     for p, spec in enumerate(agents):
@@ -375,7 +374,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) 
     state_seed, agent_seeds = match_seeds(args.seed, 0, n)
     console = _console(out, args.no_color)
     try:
-        play_match(game, args.file, agents, state_seed, console, stdin, args.log, args.seed, agent_seeds)
+        play_match(game, args.file, agents, state_seed, console, stdin, args.log, args.seed, agent_seeds, filled)
     except QuitMatch:
         return _stopped(console, args.log, args.file, root)
     except KeyboardInterrupt:

@@ -488,7 +488,7 @@ class Describer:
             self.local[-1].add(s.name)
         return f"let {s.name} be {self.expr(s.value)}"
 
-    def s_Emit(self, s: A.Emit, indent: str) -> str:
+    def s_Emit(self, s: A.Emit, indent: str) -> str | list[str]:
         fields = ", ".join(f"{k} = {self.expr(v)}" for k, v in s.fields)
         text = f"announce {_words(s.name)}" + (f" ({fields})" if fields else "")
         if s.to is not None:
@@ -515,7 +515,7 @@ class Describer:
     def s_Remove(self, s: A.Remove, indent: str) -> str:
         return f"take {self.expr(s.piece)} off the board"
 
-    def s_CallProc(self, s: A.CallProc, indent: str) -> str:
+    def s_CallProc(self, s: A.CallProc, indent: str) -> str | list[str]:
         if isinstance(s.target, A.Name):
             args = f"({', '.join(self.expr(a) for a in s.args)})" if s.args else ""
             see = " (see Procedures)" if s.target.id in self.procs else ""
@@ -1253,7 +1253,8 @@ class PlayerDescriber(Describer):
 
     def e_Unary(self, node: A.Unary, parent: int) -> str:
         inner = node.operand
-        if node.op == "not" and isinstance(inner, A.Agg) and inner.func == "any" and not isinstance(inner.comp.elt, A.Comp):
+        if node.op == "not" and isinstance(inner, A.Agg) and inner.func == "any" and \
+                not isinstance(inner.comp.elt, A.Comp):
             c = inner.comp
             with self.scope([c.var]):
                 where = f" where {self.expr(c.cond)}" if c.cond is not None else ""
@@ -1291,10 +1292,10 @@ class PlayerDescriber(Describer):
         out = [f"{indent}- if {self.expr(s.cond)}:"] + then
         return out + ([f"{indent}- otherwise:"] + orelse if orelse else [])
 
-    def s_CallProc(self, s: A.CallProc, indent: str) -> list[str] | str:
+    def s_CallProc(self, s: A.CallProc, indent: str) -> str | list[str]:
         if not isinstance(s.target, A.Name):
-            args = f" (for {', '.join(self.expr(a) for a in s.args)})" if s.args else ""
-            return f"do what {self.expr(s.target)} says{args} (see Cards)"
+            args_text = f" (for {', '.join(self.expr(a) for a in s.args)})" if s.args else ""
+            return f"do what {self.expr(s.target)} says{args_text} (see Cards)"
         proc = self.procs.get(s.target.id)
         if proc is None:
             return super().s_CallProc(s, indent)
