@@ -190,6 +190,9 @@ def build_parser() -> argparse.ArgumentParser:
                                           "options, setup, turn, every action and its effect, scoring and end.")
     describe.add_argument("file", metavar="FILE", help="the spec file (YAML)")
     describe.add_argument("--output", "-o", metavar="OUT.md", help="write to a file instead of the screen")
+    describe.add_argument("--for", dest="audience", choices=("designers", "players"), default="designers",
+                          help="designers (default): every rule, variable, invariant and variant; players: the "
+                               "rules a player learns from (goal first, what each card does, default options)")
     _add_root(describe, "`extends:`")
 
     replay = sub.add_parser("replay", help="replay a match log and check it",
@@ -353,8 +356,8 @@ def _console(stream: TextIO, no_color: bool = False) -> Any:
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
-    from .play import HUMAN, QuitMatch, play_match
-    from .simulate import expand_agents, match_seeds
+    from .play import HUMAN, QuitMatch, play_match, seat_agents
+    from .simulate import match_seeds
 
     root = _root(args)
     if args.resume:
@@ -362,8 +365,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) 
     _check_output(args.log, "--log")
     game = _load(args.file, args.players, parse_options(args.option), root)
     n = game.num_players
-    given = _agents(args.agents)
-    agents = expand_agents(given, n) if given else [HUMAN] + ["mcts"] * (n - 1)
+    agents, filled = seat_agents(_agents(args.agents), n)
     from .agents import make_agent
 
     for p, spec in enumerate(agents):
@@ -372,7 +374,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) 
     state_seed, agent_seeds = match_seeds(args.seed, 0, n)
     console = _console(out, args.no_color)
     try:
-        play_match(game, args.file, agents, state_seed, console, stdin, args.log, args.seed, agent_seeds)
+        play_match(game, args.file, agents, state_seed, console, stdin, args.log, args.seed, agent_seeds, filled)
     except QuitMatch:
         return _stopped(console, args.log, args.file, root)
     except KeyboardInterrupt:
@@ -597,7 +599,7 @@ def cmd_describe(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Text
     root = _root(args)
     path = _check_file(args.file)
     _check_output(args.output, "--output")
-    text = describe(compile_file(path, root=root))
+    text = describe(compile_file(path, root=root), args.audience)
     if args.output:
         _write(args.output, text)
     else:

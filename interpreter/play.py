@@ -33,15 +33,81 @@ from .replay import LogError, LoggedMatch, LogWriter, check_logged_game, check_r
 from .state import CHANCE, State
 from .visibility import visible_cards
 
-__all__ = ["HUMAN", "TerminalMatch", "EventText", "view_lines", "play_match", "QuitMatch"]
+__all__ = ["HUMAN", "TerminalMatch", "EventText", "view_lines", "play_match", "QuitMatch", "seat_agents",
+           "card_colours", "player_facing_variables"]
 
 HUMAN = "human"
+DEFAULT_BOT = "mcts"  # plays the seats no agent is given for
 MAX_ANSWER = 1000  # characters of one answer at the prompt; a longer line is read to its end and refused
 _UNREADABLE = "\0"  # what ``read`` returns for a line that cannot be an answer
 
 
 class QuitMatch(Exception):
     """A human asked to stop (or the input ended)."""
+
+
+# ====================================================================== seats
+
+
+def seat_agents(given: Sequence[str], players: int, bot: str = DEFAULT_BOT) -> tuple[list[str], list[int]]:
+    """One agent per seat, and the seats filled with ``bot`` because no agent was given for them.
+
+    Nothing given: a human in the first seat, ``bot`` in the others. One bot name: that bot
+    everywhere. Otherwise the agents take the first seats in order and ``bot`` the rest."""
+    items = [a.strip() for a in given if a.strip()]
+    if not items:
+        items = [HUMAN]
+    elif len(items) == 1 and items[0].lower() != HUMAN:
+        return items * players, []
+    if len(items) > players:
+        raise AgentError(f"{len(items)} agents for {players} players: give at most one agent for every seat")
+    filled = list(range(len(items), players))
+    return items + [bot] * len(filled), filled
+
+
+# ====================================================================== what a player is shown
+
+
+def card_colours(game: Game) -> dict[str, list[str]]:
+    """Card names by the colour they are printed in: the first card attribute whose text values
+    are all colour names ("red", "navy_blue") colours every card by its value; none, no colour."""
+    from rich.color import Color, ColorParseError
+
+    table = game.cards
+    for values in table.attrs.values():
+        texts = set(values)
+        if len(texts) < 2 or not all(isinstance(v, str) for v in texts):
+            continue
+        try:
+            colours = {v: Color.parse(v.lower()).name for v in texts}
+        except ColorParseError:
+            continue
+        out: dict[str, list[str]] = {}
+        for card, value in enumerate(values):
+            names = out.setdefault(colours[value], [])
+            if table.names[card] not in names:
+                names.append(table.names[card])
+        return out
+    return {}
+
+
+def player_facing_variables(game: Game) -> set[str]:
+    """The variables a player reads about: named in an action label, an announcement or a round
+    or match report, and not raw data (type ``value``). The others are the rules' own bookkeeping."""
+    model = game.gamedef.model
+    roots: list[Any] = [model.match.setup, model.round.setup, model.round.scoring]
+    roots += [phase.turn for phase in model.round.phases] + [proc.body for proc in model.procedures]
+    roots += list(model.actions)
+    read: list[Any] = [expr for _, expr in model.round.report + model.match.report]
+    for root in roots:
+        for node in A.walk(root):
+            if isinstance(node, A.Alternative) and node.label is not None:
+                read.append(node.label)
+            elif isinstance(node, A.Emit):
+                read += [expr for _, expr in node.fields]
+    names = {n.id if isinstance(n, A.Name) else n.name for expr in read for n in A.walk(expr)
+             if isinstance(n, (A.Name, A.Attr))}
+    return {v.name for v in model.variables if v.name in names and v.type != "value"}
 
 
 # ====================================================================== rendering values and events
@@ -190,8 +256,11 @@ def _zone_text(game: Game, view: Any, owner: int | None, viewer: int | None) -> 
     return ", ".join(name if name is not None else "(face down)" for name in view)
 
 
-def view_lines(game: Game, obs: dict[str, Any], viewer: int | None) -> list[str]:
-    """What ``obs`` (an observation) shows, as text lines."""
+def view_lines(game: Game, obs: dict[str, Any], viewer: int | None, everything: bool = True) -> list[str]:
+    """What ``obs`` (an observation) shows, as text lines. With ``everything`` false (a human's
+    view), a zone nobody may look at shows only its count, on one line with the others, and
+    only the variables a player reads about (``player_facing_variables``) are shown, and only when
+    they hold something (not none, not an empty list)."""
     link = game.link
     lines: list[str] = []
     names = game.seat_names
@@ -201,11 +270,16 @@ def view_lines(game: Game, obs: dict[str, Any], viewer: int | None) -> list[str]
         head += f", {names[current]}'s turn"
     lines.append(head)
     cell_zones: dict[str, dict[str, Any]] = {}
+    unseen: list[str] = []
     for name, view in obs.get("zones", {}).items():
         zone = link.zone_defs[name]
         label = zone.label
         kind = kind_of(zone)
-        if kind is PER_PLAYER:
+        if not everything and zone.visibility == "hidden" and kind is not PER_PLAYER and kind is not PER_CELL:
+            count = view.get("count", 0) if isinstance(view, dict) else len(view)
+            if count:
+                unseen.append(f"{label} {count}")
+        elif kind is PER_PLAYER:
             parts = []
             for p, pview in enumerate(view):
                 who = names[p] + (" (you)" if p == viewer else "")
@@ -218,18 +292,23 @@ def view_lines(game: Game, obs: dict[str, Any], viewer: int | None) -> list[str]
                 lines.append(f"  {label}: {shown or 'empty'}")
         else:
             lines.append(f"  {label}: {_zone_text(game, view, None, viewer)}")
+    if unseen:
+        lines.append("  Face down, unseen: " + ", ".join(unseen))
     if game.board is not None:
         lines.extend(_board_lines(game, obs, cell_zones))
+    facing = None if everything else player_facing_variables(game)
     score_parts = []
     for entry in obs.get("players", []):
-        extra = {k: v for k, v in entry.items() if k not in ("seat", "name", "score", "total")}
+        extra = {k: v for k, v in entry.items() if k not in ("seat", "name", "score", "total")
+                 and (facing is None or (k in facing and v not in (None, [])))}
         text = f"{entry['name']} {render_value(game, entry['score'])} (total {render_value(game, entry['total'])})"
         if extra:
             text += " [" + ", ".join(f"{k} {render_value(game, v, _var_type(game, k, True))}"
                                      for k, v in extra.items()) + "]"
         score_parts.append(text)
     lines.append("  Scores: " + " | ".join(score_parts))
-    variables = obs.get("variables") or {}
+    variables = {k: v for k, v in (obs.get("variables") or {}).items()
+                 if facing is None or (k in facing and v not in (None, []))}
     if variables:
         lines.append("  Variables: " + ", ".join(f"{k} {render_value(game, v, _var_type(game, k, False))}"
                                                 for k, v in variables.items()))
@@ -291,14 +370,21 @@ def _cell_text(view: Any) -> str:
 # ====================================================================== the match
 
 
+def _in_colour(console: Any) -> bool:
+    """Whether the console prints colours: a terminal, and neither --no-color nor NO_COLOR."""
+    return bool(console.is_terminal and not console.no_color and console.color_system)
+
+
 class TerminalMatch:
     """One match at the terminal. ``run()`` plays it to the end (or until a human quits)."""
 
     def __init__(self, game: Game, spec: str, agents: Sequence[str], seed: int, console: Any,
                  input_stream: TextIO | None = None, log_path: str | None = None, base_seed: int | None = None,
                  agent_seeds: Sequence[int] | None = None, state: State | None = None, append_log: bool = False,
-                 match: int = 0, script: Sequence[dict[str, Any]] | None = None, reveal_all: bool = False):
+                 match: int = 0, script: Sequence[dict[str, Any]] | None = None, reveal_all: bool = False,
+                 filled: Sequence[int] = ()):
         self.game = game
+        self.filled = list(filled)  # seats a bot plays because no agent was given for them
         self.spec = spec
         self.console = console
         self.input = input_stream
@@ -325,6 +411,8 @@ class TerminalMatch:
         self.shown_events = 0 if state is None else len(self.state.events)
         self.private_seen = {p: len(self.state.events) if state is not None else 0 for p in self.humans}
         self.viewer: int | None = None
+        self.viewed_at = -1  # the number of actions when the viewer's view was last shown
+        self.colours = card_colours(game) if _in_colour(console) else {}
         self.chance_rng = random.Random(derive_seed(seed, "chance", len(self.state.history)))
         self.log: LogWriter | None = None
         if log_path is not None:
@@ -343,6 +431,14 @@ class TerminalMatch:
         return f"{self.game.seat_names[p]} ({self.seat_label(p)})"
 
     def out(self, text: str = "", style: str | None = None) -> None:
+        if self.colours:
+            from rich.text import Text
+
+            coloured = Text(text)
+            for colour, names in self.colours.items():
+                coloured.highlight_words(names, style=colour)
+            self.console.print(coloured, style=style or "", highlight=False)
+            return
         self.console.print(text, style=style, highlight=False, markup=False)
 
     def audience_sees(self, event: dict[str, Any]) -> bool:
@@ -357,10 +453,15 @@ class TerminalMatch:
         seed = self.base_seed if self.base_seed is not None else self.seed
         self.out(f"{game.name} - {game.num_players} players, seed {seed}", style="bold")
         self.out("Seats: " + ", ".join(self.who(p) for p in range(game.num_players)))
+        if self.filled:
+            seats = ", ".join(game.seat_names[p] for p in self.filled)
+            self.out(f"No agent was given for {seats}: {self.seat_label(self.filled[0])} plays "
+                     f"{'it' if len(self.filled) == 1 else 'them'}.")
         options = ", ".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in game.options.items())
         self.out(f"Options: {options or 'none'}")
         if self.humans and self.script is None:
-            self.out("Enter the number of an action; 'v' shows your view again, 'q' stops (the log can resume it).")
+            self.out("Enter the number of an action (or a cell or card name it names); 'v' shows your view again, "
+                     "'q' stops (the log can resume it).")
 
     def run(self) -> State:
         """Play to the end; raises QuitMatch when a human stops."""
@@ -501,6 +602,8 @@ class TerminalMatch:
                 self.read(f"{name}, press Enter when only you can see the screen: ")
             self.viewer = player
             self.show_view(player)
+        elif self.viewed_at != len(self.state.history):  # a later step of the same turn: the table changed
+            self.show_view(player)
         state = self.state
         legal = state.legal_actions()
         labels = [state.action_to_string(a) for a in legal]
@@ -519,15 +622,37 @@ class TerminalMatch:
                 return legal[int(answer) - 1]
             if answer in labels:
                 return legal[labels.index(answer)]
+            fits = self.naming(answer, labels)
+            if len(fits) == 1:
+                return legal[fits[0]]
+            if fits:
+                self.out(f"  {answer} fits {len(fits)} actions; enter one of their numbers:")
+                for i in fits:
+                    self.out(f"  {i + 1:>3}. {labels[i]}")
+                continue
             self.out(f"  not a choice: enter a number from 1 to {len(legal)}, v to view, q to stop")
+
+    def naming(self, answer: str, labels: list[str]) -> list[int]:
+        """The menu entries whose label names the cell or the card ``answer`` names (any case)."""
+        wanted = answer.strip().lower()
+        board = self.game.board
+        cells = {name.lower() for name in board.names} if board is not None else set()
+        cards = {name.lower() for name in self.game.cards.names}
+        if not wanted or (wanted not in cells and wanted not in cards):
+            return []
+        pattern = re.compile(rf"(?<![\w]){re.escape(wanted)}(?![\w])")
+        return [i for i, label in enumerate(labels) if pattern.search(label.lower())]
 
     def show_view(self, player: int) -> None:
         state = self.state
         obs = state.observation(player)
         name = self.game.seat_names[player]
         self.out(f"{name}'s view", style="bold magenta")
-        for line in view_lines(self.game, obs, player):
+        for line in view_lines(self.game, obs, player, everything=False):
             self.out(line)
+        for line in self.best_hands(player):
+            self.out(line)
+        self.viewed_at = len(state.history)
         events = state.events
         private = [e for e in events[self.private_seen.get(player, 0):]
                    if "to" in e and player in e["to"] and not self.audience_sees(e)]
@@ -537,12 +662,33 @@ class TerminalMatch:
             for event in private:
                 self.out(f"    * {self.events.line(event)}")
 
+    def best_hands(self, player: int) -> list[str]:
+        """The best hand of each of the spec's rankings among the cards the player holds (the cards
+        of the player's own zones that the player sees)."""
+        state = self.state
+        link = self.game.link
+        if not link.rankings:
+            return []
+        seen = visible_cards(state, player)
+        own = [c for z, cards in enumerate(state.zones) if link.zone_owner[z] == player
+               and kind_of(link.zone_defs[link.zone_family[z]]) is PER_PLAYER for c in cards if c in seen]
+        if not own:
+            return []
+        names = self.game.cards.names
+        lines = []
+        for name, ranking in link.rankings.items():
+            _, used, category = ranking.evaluate(own)
+            lines.append(f"  Your best {name} hand: {category} ({', '.join(names[c] for c in used)})")
+        return lines
+
 
 def play_match(game: Game, spec: str, agents: Sequence[str], seed: int, console: Any,
                input_stream: TextIO | None = None, log_path: str | None = None, base_seed: int | None = None,
-               agent_seeds: Sequence[int] | None = None) -> State:
-    """Play one match at the terminal; raises QuitMatch if a human stops."""
-    match = TerminalMatch(game, spec, agents, seed, console, input_stream, log_path, base_seed, agent_seeds)
+               agent_seeds: Sequence[int] | None = None, filled: Sequence[int] = ()) -> State:
+    """Play one match at the terminal; raises QuitMatch if a human stops. ``filled``: the seats
+    a bot plays because no agent was given for them (the intro says so)."""
+    match = TerminalMatch(game, spec, agents, seed, console, input_stream, log_path, base_seed, agent_seeds,
+                          filled=filled)
     match.intro()
     return match.run()
 
