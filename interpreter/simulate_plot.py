@@ -21,6 +21,7 @@ __all__ = ["RunData", "figure", "CARD_PANELS"]
 
 CARD_PANELS = 2  # card-valued actions drawn (the most chosen ones)
 COLUMNS = 3
+LEGEND_COLUMNS, LEGEND_ROW, LEGEND_PAD = 6, 0.28, 0.25  # the legend: entries a row, inches a row and around
 RUN_COLORS = ("C0", "C1")
 Panel = Callable[[Any, dict[str, Any]], None]  # draws one panel on an axes, adding to the figure's legend
 
@@ -45,18 +46,22 @@ def figure(summaries: Sequence[dict[str, Any]], runs: Sequence[RunData],
 
     panels = _panels(summaries, runs, comparison)
     rows = math.ceil(len(panels) / COLUMNS)
-    fig, axes = plt.subplots(rows, COLUMNS, figsize=(6 * COLUMNS, 4.8 * rows), layout="constrained", squeeze=False)
+    fig, axes = plt.subplots(rows, COLUMNS, figsize=(6 * COLUMNS, 4.8 * rows), squeeze=False)
     flat = list(axes.flat)
     legend: dict[str, Any] = {}
     for ax, draw in zip(flat, panels):
         draw(ax, legend)
     for ax in flat[len(panels):]:
         ax.remove()
-    shown = {label: handle for label, handle in legend.items() if handle is not None}
-    if shown:
-        fig.legend(list(shown.values()), list(shown), loc="outside lower center", ncol=min(len(shown), 6),
-                   fontsize="small")
     fig.suptitle(summaries[0]["game"] + (": " + " vs ".join(r.label for r in runs) if len(runs) > 1 else ""))
+    shown = {label: handle for label, handle in legend.items() if handle is not None}
+    bottom = 0.0
+    if shown:  # a strip below the panels, kept free for the legend
+        columns = min(len(shown), LEGEND_COLUMNS)
+        bottom = (LEGEND_ROW * math.ceil(len(shown) / columns) + LEGEND_PAD) / fig.get_figheight()
+        fig.legend(list(shown.values()), list(shown), loc="lower center", bbox_to_anchor=(0.5, 0.0), ncol=columns,
+                   fontsize="small")
+    fig.tight_layout(rect=(0.0, bottom, 1.0, 1.0))  # (cheaper than the constrained layout: one pass)
     return fig
 
 
