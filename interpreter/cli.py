@@ -175,7 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
                           help="worker processes (default 1; 0 = all cores; never more than the cores)")
     simulate.add_argument("--rotate", action="store_true", help="rotate the agents one seat each match")
     simulate.add_argument("--json", metavar="OUT.json", help="write the statistics and every match's result")
-    simulate.add_argument("--plot", metavar="OUT.png", help="plot score distributions and win rates")
+    simulate.add_argument("--plot", metavar="OUT.png", help="plot scores, win rates, match lengths, margins, "
+                                                          "actions and cards chosen (and effect sizes with --compare)")
+    simulate.add_argument("--by-seat", action="store_true", help="also print the card tables per seat")
     simulate.add_argument("--compare", metavar="FILE2", help="also simulate FILE2 with the same seeds and "
                                                             "print the significant differences")
     simulate.add_argument("--compare-option", action="append", default=[], metavar="K=V",
@@ -502,7 +504,7 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Text
         for p, spec in enumerate(expand_agents(agents, game.num_players)):
             make_agent(spec, game, p, 0)
     if args.plot:
-        import matplotlib  # noqa: F401  (missing matplotlib is said now, not after the matches)
+        _check_plotting()  # missing matplotlib is said now, not after the matches
     console = _console(out, args.no_color)
     results = []
     for path, run_options in runs:
@@ -511,7 +513,8 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Text
     for i, summary in enumerate(summaries):
         if i:
             console.print()
-        print_summary(summary, console)
+        print_summary(summary, console, by_seat=args.by_seat)
+    rows: list[dict[str, Any]] | None = None
     payload: dict[str, Any] = {"summary": summaries[0], "matches": records_json(results[0])}
     if len(results) > 1:
         console.print()
@@ -526,12 +529,20 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Text
             "A: " + run_name(results[0], results[1], short=True),
             "B: " + run_name(results[1], results[0], short=True)]
         try:
-            plot(summaries, results, args.plot, labels=labels)
+            plot(summaries, results, args.plot, labels=labels, comparison=rows)
         except OSError as exc:
             raise CliError(f"cannot write {args.plot}: {exc.strerror or exc}", EXIT_INVALID) from None
     if args.log:
         _write_logs(args.log, results, args.seed, root)
     return EXIT_OK
+
+
+def _check_plotting() -> None:
+    """Import what ``--plot`` draws with, so that a missing library stops the command before any match."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot
 
 
 def _run_simulation(args: argparse.Namespace, path: str, options: dict[str, Any], agents: list[str], jobs: int,

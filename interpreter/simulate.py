@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 import os
 import signal
-import statistics
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -28,7 +27,9 @@ from typing import Any
 from .agents import AgentError, derive_seed, make_agent
 from .errors import InterpreterError, RuleError
 from .game import Game, load_game
+from .match_counts import ENGINE_EVENTS, MatchCounter, compared_counts, summarize_counts
 from .state import CHANCE
+from .stats import Tally, describe, difference, histogram, holm, one_proportion_p, two_proportion_p, welch_p, wilson
 
 __all__ = [
     "MatchRecord", "SimulationResult", "simulate", "run_match", "match_seeds", "seat_agents", "expand_agents",
@@ -36,8 +37,9 @@ __all__ = [
     "welch_p", "SIGNIFICANCE", "run_name", "MatchError", "WorkerError", "MAX_GAMES", "max_jobs",
 ]
 
-Z95 = 1.959963984540054
 SIGNIFICANCE = 0.05
+SHOWN_COUNTS = 12  # significant differences of counts printed by a comparison (all are in its JSON)
+HISTOGRAM_BINS = 12  # of the histograms in a summary (and its table)
 SEED_MODULUS = 2**32
 MAX_GAMES = 10_000_000  # matches in one run
 
@@ -74,6 +76,7 @@ class MatchRecord:
     first_player: int | None
     lead_changes: int
     moves: list[tuple[int, int, str]] | None = None  # (player, action, label) when logging
+    counts: dict[tuple[Any, ...], int] | None = None  # chosen, moved, emitted (``match_counts``), until tallied
 
 
 @dataclass
@@ -87,6 +90,10 @@ class SimulationResult:
     rotate: bool
     seed: int
     records: list[MatchRecord] = field(default_factory=list)
+    tally: Tally = field(default_factory=Tally)  # every match's counts, summed (``match_counts``)
+    card_kinds: list[str] = field(default_factory=list)  # in the spec's order, to order tables
+    action_names: list[str] = field(default_factory=list)
+    zone_names: list[str] = field(default_factory=list)
 
 
 def match_seeds(seed: int, index: int, players: int) -> tuple[int, list[int]]:
@@ -137,8 +144,8 @@ def _lead_changes(events: list[dict[str, Any]]) -> int:
 
 
 def run_match(game: Game, agents: Sequence[str], state_seed: int, agent_seeds: Sequence[int], index: int = 0,
-              keep_moves: bool = False) -> MatchRecord:
-    """Play one match between bots to its end."""
+              keep_moves: bool = False, counter: MatchCounter | None = None) -> MatchRecord:
+    """Play one match between bots to its end; with a ``counter``, the record carries its counts."""
     import random
 
     bots = [make_agent(spec, game, p, agent_seeds[p]) for p, spec in enumerate(agents)]
@@ -146,6 +153,8 @@ def run_match(game: Game, agents: Sequence[str], state_seed: int, agent_seeds: S
     moves: list[tuple[int, int, str]] | None = [] if keep_moves else None
     try:
         state = game.new_initial_state(state_seed)
+        if counter is not None:
+            counter.start(state)
         chance_rng = random.Random(derive_seed(state_seed, "chance"))
         while not state.is_terminal():
             player = state.current_player()
@@ -159,7 +168,11 @@ def run_match(game: Game, agents: Sequence[str], state_seed: int, agent_seeds: S
                     first = player
             if moves is not None:
                 moves.append((player, action, state.action_to_string(action)))
+            if counter is not None and player >= 0:
+                counter.chose(player, action)
             state.apply_action(action)
+            if counter is not None:
+                counter.moved(state)
     except (InterpreterError, AgentError) as exc:
         raise MatchError(f"match {index} (seed {state_seed}): {exc}") from None
     events = state.events
@@ -168,7 +181,16 @@ def run_match(game: Game, agents: Sequence[str], state_seed: int, agent_seeds: S
         winners=state.winners(), returns=state.returns(), totals=state.scores(),
         rounds=sum(1 for e in events if e.get("type") == "round_end"), actions=len(state.history),
         first_player=first, lead_changes=_lead_changes(events), moves=moves,
+        counts=counter.finish(state) if counter is not None else None,
     )
+
+
+def tally_counts(records: Sequence[MatchRecord], tally: Tally) -> None:
+    """Add the records' counts to ``tally`` and drop them from the records (they are large)."""
+    for record in records:
+        if record.counts is not None:
+            tally.add(record.counts)
+            record.counts = None
 
 
 def _worker_main(conn: Any, path: str, players: int, options: dict[str, Any], root: str | None) -> None:
@@ -178,14 +200,17 @@ def _worker_main(conn: Any, path: str, players: int, options: dict[str, Any], ro
     try:
         try:
             game = load_game(path, players=players, options=options, root=root)
+            counter = MatchCounter(game)
             while True:
                 item = conn.recv()
                 if item is None:
                     return
                 number, tasks = item
-                records = [run_match(game, seats, state_seed, agent_seeds, index, keep)
+                records = [run_match(game, seats, state_seed, agent_seeds, index, keep, counter)
                            for index, seats, state_seed, agent_seeds, keep in tasks]
-                conn.send(("ok", number, records))
+                tally = Tally()  # a chunk's counts travel summed: the sums do not depend on the chunks
+                tally_counts(records, tally)
+                conn.send(("ok", number, (records, tally)))
         except (EOFError, OSError):
             return  # the parent is gone
         except Exception as exc:  # sent to the parent, which reports it
@@ -246,8 +271,8 @@ class _Workers:
             self.stop()
             raise KeyboardInterrupt
 
-    def run(self, chunks: Iterator[list[Any]]) -> Iterator[MatchRecord]:
-        """The records of every chunk, in chunk order."""
+    def run(self, chunks: Iterator[list[Any]]) -> Iterator[tuple[list[MatchRecord], Tally]]:
+        """The records of every chunk and the tally of their counts, in chunk order."""
         from multiprocessing.connection import wait
 
         busy: dict[Any, int] = {}
@@ -290,7 +315,7 @@ class _Workers:
                 result = done.pop(ready)
                 if isinstance(result, BaseException):
                     raise result
-                yield from result
+                yield result
                 ready += 1
 
     def stop(self, graceful: bool = False) -> None:
@@ -327,7 +352,10 @@ def simulate(path: str, games: int, agents: Sequence[str] | None = None, players
     # bad names and parameters fail here, before any match; labels are normalised (mcts -> mcts:200)
     seat_specs = [make_agent(spec, game, p, 0).label for p, spec in enumerate(expand_agents(agents, n))]
     result = SimulationResult(spec=path, game=game.name, players=n, options=dict(game.options),
-                              seat_names=game.seat_names, agents=seat_specs, rotate=rotate, seed=seed)
+                              seat_names=game.seat_names, agents=seat_specs, rotate=rotate, seed=seed,
+                              card_kinds=list(game.cards.kind_names),
+                              action_names=[a.name for a in game.link.actions.specs],
+                              zone_names=list(dict.fromkeys(game.link.zone_family)))
 
     def tasks() -> Iterator[tuple[int, list[str], int, list[int], bool]]:
         for index in range(games):
@@ -336,8 +364,11 @@ def simulate(path: str, games: int, agents: Sequence[str] | None = None, players
 
     jobs = max(1, min(int(jobs), games, max_jobs())) if games else 1
     if jobs == 1:
+        counter = MatchCounter(game)
         for index, seats, state_seed, agent_seeds, keep in tasks():
-            result.records.append(run_match(game, seats, state_seed, agent_seeds, index, keep))
+            record = run_match(game, seats, state_seed, agent_seeds, index, keep, counter)
+            tally_counts([record], result.tally)
+            result.records.append(record)
             if progress is not None:
                 progress(len(result.records))
         return result
@@ -357,10 +388,12 @@ def simulate(path: str, games: int, agents: Sequence[str] | None = None, players
     workers = _Workers(jobs, path, n, dict(game.options), root)
     finished = False
     try:
-        for record in workers.run(chunks()):
-            result.records.append(record)
-            if progress is not None:
-                progress(len(result.records))
+        for records, tally in workers.run(chunks()):
+            result.tally.merge(tally)
+            for record in records:
+                result.records.append(record)
+                if progress is not None:
+                    progress(len(result.records))
         finished = True
     finally:
         workers.stop(graceful=finished)
@@ -368,63 +401,6 @@ def simulate(path: str, games: int, agents: Sequence[str] | None = None, players
 
 
 # ====================================================================== statistics
-
-
-def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a proportion (``successes`` may be fractional)."""
-    if n <= 0:
-        return (0.0, 1.0)
-    p = successes / n
-    denom = 1 + z * z / n
-    center = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(max(0.0, p * (1 - p) / n + z * z / (4 * n * n))) / denom
-    return (max(0.0, center - half), min(1.0, center + half))
-
-
-def _normal_p(z: float) -> float:
-    return math.erfc(abs(z) / math.sqrt(2))
-
-
-def two_proportion_p(x1: float, n1: int, x2: float, n2: int) -> float:
-    """Two-sided p-value of the pooled two-proportion z-test."""
-    if n1 <= 0 or n2 <= 0:
-        return 1.0
-    pooled = (x1 + x2) / (n1 + n2)
-    se = math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2))
-    if se == 0:
-        return 1.0
-    return _normal_p((x1 / n1 - x2 / n2) / se)
-
-
-def one_proportion_p(x: float, n: int, p0: float) -> float:
-    """Two-sided p-value of the z-test of a proportion against ``p0``."""
-    if n <= 0 or p0 <= 0 or p0 >= 1:
-        return 1.0
-    return _normal_p((x / n - p0) / math.sqrt(p0 * (1 - p0) / n))
-
-
-def welch_p(a: Sequence[float], b: Sequence[float]) -> float:
-    """Two-sided p-value of the difference of two means (Welch's statistic, normal approximation)."""
-    if len(a) < 2 or len(b) < 2:
-        return 1.0
-    va, vb = statistics.variance(a), statistics.variance(b)
-    se = math.sqrt(va / len(a) + vb / len(b))
-    diff = statistics.fmean(a) - statistics.fmean(b)
-    if se == 0:
-        return 1.0 if diff == 0 else 0.0
-    return _normal_p(diff / se)
-
-
-def _describe(values: Sequence[float]) -> dict[str, float]:
-    if not values:
-        return {"mean": 0.0, "sd": 0.0, "min": 0.0, "median": 0.0, "max": 0.0}
-    return {
-        "mean": statistics.fmean(values),
-        "sd": statistics.stdev(values) if len(values) > 1 else 0.0,
-        "min": float(min(values)),
-        "median": float(statistics.median(values)),
-        "max": float(max(values)),
-    }
 
 
 def _share(record: MatchRecord, seat: int) -> float:
@@ -444,7 +420,7 @@ def summarize(result: SimulationResult) -> dict[str, Any]:
         seats.append({
             "seat": p, "name": result.seat_names[p], "agent": agent, "wins": wins,
             "win_rate": wins / games if games else 0.0, "ci": [low, high],
-            "score": _describe([float(r.totals[p]) for r in records]),
+            "score": describe([float(r.totals[p]) for r in records]),
         })
     by_agent: dict[str, list[float]] = {}
     for r in records:
@@ -456,25 +432,52 @@ def summarize(result: SimulationResult) -> dict[str, Any]:
         low, high = wilson(wins, len(shares))
         agents.append({"agent": label, "seats_played": len(shares), "wins": wins,
                        "win_rate": wins / len(shares), "ci": [low, high]})
-    first = _first_player_advantage(records, n)
+    skipped = _first_player_skipped(result)
+    margins = [m for m in map(winning_margin, records) if m is not None]
     return {
         "spec": result.spec, "game": result.game, "players": n, "options": result.options,
         "agents": result.agents, "rotate": result.rotate, "seed": result.seed, "games": games,
         "seats": seats, "by_agent": agents,
-        "rounds": _describe([float(r.rounds) for r in records]),
-        "actions": _describe([float(r.actions) for r in records]),
-        "lead_changes": _describe([float(r.lead_changes) for r in records]),
-        "first_player": first,
+        "rounds": describe([float(r.rounds) for r in records]),
+        "actions": describe([float(r.actions) for r in records]),
+        "lead_changes": describe([float(r.lead_changes) for r in records]),
+        "margin": {**describe(margins), "matches": len(margins)},
+        "histograms": {
+            "actions": histogram([float(r.actions) for r in records], bins=HISTOGRAM_BINS),
+            "rounds": histogram([float(r.rounds) for r in records], bins=HISTOGRAM_BINS),
+            "margin": histogram(margins, bins=HISTOGRAM_BINS),
+        },
+        "first_player": _first_player_advantage(records, n) if skipped is None else None,
+        "first_player_skipped": skipped,
         "shared_wins": sum(1 for r in records if len(r.winners) > 1),
         "no_winner": sum(1 for r in records if not r.winners),
+        **summarize_counts(result.tally, n, result.card_kinds, result.action_names, result.zone_names,
+                           result.seat_names),
     }
 
 
-def _first_player_advantage(records: list[MatchRecord], n: int) -> dict[str, Any] | None:
-    """How often the seat that moved first won, against a fair share; None with one player
-    (the test does not apply)."""
-    if n < 2:
+def winning_margin(record: MatchRecord) -> float | None:
+    """How far the winners were from the nearest other seat: the smallest difference between a
+    winner's total and a loser's (whichever way the scores run); None when every seat won or none did."""
+    losers = [p for p in range(len(record.totals)) if p not in record.winners]
+    if not record.winners or not losers:
         return None
+    return float(min(abs(record.totals[w] - record.totals[p]) for w in record.winners for p in losers))
+
+
+def _first_player_skipped(result: SimulationResult) -> str | None:
+    """Why the first-player-advantage test does not apply to a run (None when it does)."""
+    if result.players < 2:
+        return "one player"
+    if not any(r.first_player is not None for r in result.records):
+        return "no match had a decision"
+    if len(set(result.agents)) > 1 and not result.rotate:
+        return "the seats run different agents: the first seat's wins would measure its agent too; use --rotate"
+    return None
+
+
+def _first_player_advantage(records: list[MatchRecord], n: int) -> dict[str, Any]:
+    """How often the seat that moved first won, against a fair share."""
     firsts = [r for r in records if r.first_player is not None]
     first_wins = sum(_share(r, r.first_player) for r in firsts if r.first_player is not None)
     low, high = wilson(first_wins, len(firsts))
@@ -487,6 +490,8 @@ def records_json(result: SimulationResult) -> list[dict[str, Any]]:
     for r in result.records:
         data = asdict(r)
         data.pop("moves", None)
+        data.pop("counts", None)
+        data["margin"] = winning_margin(r)
         out.append(data)
     return out
 
@@ -525,8 +530,8 @@ def _table(title: str) -> Any:
     return Table(title=title, box=box.SIMPLE, title_justify="left", show_edge=False)
 
 
-def print_summary(summary: dict[str, Any], console: Any) -> None:
-    """The statistics of a run as tables."""
+def print_summary(summary: dict[str, Any], console: Any, by_seat: bool = False) -> None:
+    """The statistics of a run as tables (``by_seat``: the card tables per seat too)."""
     games = summary["games"]
     console.print(f"[bold]{summary['game']}[/bold]: {games} matches, {summary['players']} players, "
                   f"seed {summary['seed']}", highlight=False)
@@ -568,15 +573,23 @@ def print_summary(summary: dict[str, Any], console: Any) -> None:
     table = _table("Per match")
     for name in ("", "mean", "sd", "min", "median", "max"):
         table.add_column(name, justify="left" if not name else "right")
-    for key, label in (("rounds", "rounds"), ("actions", "actions"), ("lead_changes", "lead changes")):
+    rows = [("rounds", "rounds"), ("actions", "actions"), ("lead_changes", "lead changes")]
+    if summary["margin"]["matches"]:
+        rows.append(("margin", "winning margin"))
+    for key, label in rows:
         d = summary[key]
         table.add_row(label, f"{d['mean']:.1f}", f"{d['sd']:.1f}", _num(d["min"]), _num(d["median"]),
                       _num(d["max"]))
     console.print(table)
     console.print()
+    _print_histogram(summary["histograms"]["actions"], "Match length (actions per match)", console)
+    _print_counts(summary, console, by_seat)
 
     first = summary["first_player"]
-    if first is not None:  # (one player: there is no advantage to measure)
+    skipped = summary["first_player_skipped"]
+    if skipped is not None and summary["players"] > 1:
+        console.print(f"First-player advantage: not tested ({skipped})", highlight=False)
+    if first is not None:
         verdict = "significant" if first["p"] < SIGNIFICANCE else "not significant"
         console.print(f"First-player advantage: the seat that moved first won {_pct(first['win_rate'])} "
                       f"{_ci(first['ci'])} of {first['games']} matches; a fair share is {_pct(first['expected'])} "
@@ -586,52 +599,140 @@ def print_summary(summary: dict[str, Any], console: Any) -> None:
                   + (f"; no winner: {summary['no_winner']}" if summary["no_winner"] else ""), highlight=False)
 
 
+def _print_histogram(hist: dict[str, Any], title: str, console: Any, width: int = 40) -> None:
+    counts, edges = hist["counts"], hist["edges"]
+    if not any(counts):
+        return
+    table = _table(title)
+    for name, justify in (("from", "right"), ("to", "right"), ("matches", "right"), ("", "left")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    top = max(counts)
+    for i, count in enumerate(counts):
+        high = edges[i + 1] - 1 if float(edges[i + 1]).is_integer() else edges[i + 1]
+        table.add_row(_num(edges[i]), _num(high), str(count), "#" * round(width * count / top))
+    console.print(table)
+    console.print()
+
+
+def _per_match(total: float, games: int) -> str:
+    return f"{total / games:.2f}" if games else "0"
+
+
+def _print_counts(summary: dict[str, Any], console: Any, by_seat: bool) -> None:
+    """Actions chosen per seat, cards chosen and moved per kind, events per seat: means per match."""
+    games = summary["games"]
+    seat_names = [s["name"] for s in summary["seats"]]
+    if summary["actions_chosen"]:
+        _print_per_seat("Actions chosen per match", "action", summary["actions_chosen"], "action", seat_names,
+                        games, console)
+    cards = [e for e in summary["parameters"] if e["type"] == "card"]
+    columns = list(dict.fromkeys((e["action"], e["param"]) for e in cards))
+    several = {action for action, _ in columns if sum(1 for a, _ in columns if a == action) > 1}
+    labels = {(a, p): f"{a}.{p}" if a in several else a for a, p in columns}
+    _print_card_table("Cards chosen per match, by action", summary["cards"]["kinds"], cards,
+                      lambda e: labels[e["action"], e["param"]], console, games)
+    entered = summary["cards"]["entered"]
+    _print_card_table("Cards moved per match, by the zone they entered", summary["cards"]["kinds"], entered,
+                      lambda e: e["zone"], console, games)
+    if by_seat:
+        for column, label in labels.items():
+            rows = [e for e in cards if (e["action"], e["param"]) == column]
+            _print_per_seat(f"Cards chosen in '{label}' per match, by seat", "card", rows, "value", seat_names,
+                            games, console)
+        for zone in dict.fromkeys(e["zone"] for e in entered):
+            rows = [e for e in entered if e["zone"] == zone]
+            _print_per_seat(f"Cards entering {zone} per match, by seat", "card", rows, "kind", seat_names,
+                            games, console)
+    events = [e for e in summary["events"] if e["event"] not in ENGINE_EVENTS]
+    if events:
+        _print_per_seat("Events per match", "event", events, "event", seat_names, games, console)
+
+
+def _print_per_seat(title: str, heading: str, rows: list[dict[str, Any]], field_name: str, seat_names: list[str],
+                    games: int, console: Any) -> None:
+    table = _table(title)
+    table.add_column(heading)
+    no_seat = any(r.get("no_seat") for r in rows)
+    for name in seat_names + (["no seat"] if no_seat else []) + ["all"]:
+        table.add_column(name, justify="right")
+    for r in rows:
+        cells = [_per_match(x, games) for x in r["seats"]]
+        if no_seat:
+            cells.append(_per_match(r.get("no_seat", 0), games))
+        table.add_row(str(r[field_name]), *cells, _per_match(r["total"], games))
+    console.print(table)
+    console.print()
+
+
+def _print_card_table(title: str, kinds: list[str], entries: list[dict[str, Any]], column_of: Callable[[Any], str],
+                      console: Any, games: int) -> None:
+    """Card kinds down, one column per action (or zone): the mean count per match."""
+    if not entries:
+        return
+    columns = list(dict.fromkeys(column_of(e) for e in entries))
+    cells: dict[tuple[str, str], float] = {}
+    for e in entries:
+        cells[str(e.get("value", e.get("kind"))), column_of(e)] = e["total"]
+    table = _table(title)
+    table.add_column("card")
+    for column in columns:
+        table.add_column(column, justify="right")
+    for kind in kinds:
+        if any((kind, c) in cells for c in columns):
+            table.add_row(kind, *(_per_match(cells.get((kind, c), 0), games) for c in columns))
+    console.print(table)
+    console.print()
+
+
 # ====================================================================== comparing two runs
 
 
 def compare(a: SimulationResult, b: SimulationResult) -> list[dict[str, Any]]:
-    """Every compared metric: its value in each run, the difference and its p-value."""
-    rows: list[dict[str, Any]] = []
-    na, nb = len(a.records), len(b.records)
+    """Every compared metric: its value in each run, the difference B - A with its 95% interval,
+    the standardised effect with its interval, the p-value, and the p-value adjusted for the
+    number of metrics compared (Holm-Bonferroni); ``significant`` is the adjusted p-value below
+    ``SIGNIFICANCE``, so that among all the metrics the chance of any false alarm is at most 5%."""
+    rows = [{"metric": label, "group": group, **difference(kind, xs, ys)}
+            for group, label, kind, xs, ys in _compared_values(a, b)]
+    for group, label, key in compared_counts(a.tally, b.tally):
+        rows.append({"metric": label, "group": group, **a.tally.difference(b.tally, key)})
+    for row, adjusted in zip(rows, holm([row["p"] for row in rows])):
+        row["p_adjusted"] = adjusted
+        row["significant"] = adjusted < SIGNIFICANCE
+    return rows
 
-    def rate(label: str, xa: float, ta: int, xb: float, tb: int) -> None:
-        va, vb = (xa / ta if ta else 0.0), (xb / tb if tb else 0.0)
-        rows.append({"metric": label, "kind": "rate", "a": va, "b": vb, "difference": vb - va,
-                     "p": two_proportion_p(xa, ta, xb, tb)})
 
-    def mean(label: str, xs: list[float], ys: list[float]) -> None:
-        va = statistics.fmean(xs) if xs else 0.0
-        vb = statistics.fmean(ys) if ys else 0.0
-        rows.append({"metric": label, "kind": "mean", "a": va, "b": vb, "difference": vb - va, "p": welch_p(xs, ys)})
-
-    for p in range(min(a.players, b.players)):
-        name = a.seat_names[p]
-        rate(f"win rate {name}", sum(_share(r, p) for r in a.records), na,
-             sum(_share(r, p) for r in b.records), nb)
-    agents_a = _agent_shares(a)
-    agents_b = _agent_shares(b)
+def _compared_values(a: SimulationResult, b: SimulationResult) -> Iterator[tuple[str, str, str, list[float],
+                                                                                  list[float]]]:
+    """(group, metric, kind, per-match values of A, of B) of the outcome and length metrics."""
+    seats = range(min(a.players, b.players))
+    for p in seats:
+        yield ("outcome", f"win rate {a.seat_names[p]}", "rate", [_share(r, p) for r in a.records],
+               [_share(r, p) for r in b.records])
+    agents_a, agents_b = _agent_shares(a), _agent_shares(b)
     if len(agents_a) > 1 or len(agents_b) > 1:
         for label in agents_a:
             if label in agents_b:
-                rate(f"win rate {label}", sum(agents_a[label]), len(agents_a[label]),
-                     sum(agents_b[label]), len(agents_b[label]))
-    for p in range(min(a.players, b.players)):
-        name = a.seat_names[p]
-        mean(f"final score {name}", [float(r.totals[p]) for r in a.records], [float(r.totals[p]) for r in b.records])
-    mean("rounds per match", [float(r.rounds) for r in a.records], [float(r.rounds) for r in b.records])
-    mean("actions per match", [float(r.actions) for r in a.records], [float(r.actions) for r in b.records])
-    mean("lead changes per match", [float(r.lead_changes) for r in a.records],
-         [float(r.lead_changes) for r in b.records])
-    if a.players >= 2 and b.players >= 2:  # (one player: no first-player advantage to compare)
-        fa = [r for r in a.records if r.first_player is not None]
-        fb = [r for r in b.records if r.first_player is not None]
-        rate("first player's win rate", sum(_share(r, r.first_player) for r in fa if r.first_player is not None),
-             len(fa), sum(_share(r, r.first_player) for r in fb if r.first_player is not None), len(fb))
-    rate("shared wins", sum(1 for r in a.records if len(r.winners) > 1), na,
-         sum(1 for r in b.records if len(r.winners) > 1), nb)
-    for row in rows:
-        row["significant"] = row["p"] < SIGNIFICANCE
-    return rows
+                yield "outcome", f"win rate {label}", "rate", agents_a[label], agents_b[label]
+    for p in seats:
+        yield ("outcome", f"final score {a.seat_names[p]}", "mean", [float(r.totals[p]) for r in a.records],
+               [float(r.totals[p]) for r in b.records])
+    margins_a = [m for m in map(winning_margin, a.records) if m is not None]
+    margins_b = [m for m in map(winning_margin, b.records) if m is not None]
+    if margins_a and margins_b:
+        yield "outcome", "winning margin", "mean", margins_a, margins_b
+    if _first_player_skipped(a) is None and _first_player_skipped(b) is None:
+        yield ("outcome", "first player's win rate", "rate", _first_player_shares(a), _first_player_shares(b))
+    yield ("outcome", "shared wins", "rate", [float(len(r.winners) > 1) for r in a.records],
+           [float(len(r.winners) > 1) for r in b.records])
+    for field_name, label in (("rounds", "rounds per match"), ("actions", "actions per match"),
+                              ("lead_changes", "lead changes per match")):
+        yield ("length", label, "mean", [float(getattr(r, field_name)) for r in a.records],
+               [float(getattr(r, field_name)) for r in b.records])
+
+
+def _first_player_shares(result: SimulationResult) -> list[float]:
+    return [_share(r, r.first_player) for r in result.records if r.first_player is not None]
 
 
 def _agent_shares(result: SimulationResult) -> dict[str, list[float]]:
@@ -652,104 +753,97 @@ def run_name(result: SimulationResult, other: SimulationResult | None = None, sh
 
 
 def print_comparison(rows: list[dict[str, Any]], a: SimulationResult, b: SimulationResult, console: Any) -> None:
-    """Both runs side by side, then the differences that are significant."""
+    """Both runs side by side, then the differences that are significant once corrected for the
+    number of metrics compared."""
     console.print(f"[bold]Comparison[/bold]: A = {run_name(a, b)}, B = {run_name(b, a)}; "
                   f"{len(a.records)} and {len(b.records)} matches with the same seeds", highlight=False)
     console.print()
-    table = _table("Side by side (* = significant, p < 0.05)")
-    for column in ("metric", "A", "B", "B - A", "p", ""):
+    main = [r for r in rows if r["group"] in ("outcome", "length")]
+    counted = [r for r in rows if r not in main]
+    _print_comparison_table("Side by side (* = significant: Holm-adjusted p < 0.05)", main, console)
+    significant_counts = [r for r in counted if r["significant"]]
+    if significant_counts:
+        largest = sorted(significant_counts, key=_effect_order)[:SHOWN_COUNTS]
+        more = len(significant_counts) - len(largest)
+        _print_comparison_table(f"Actions, cards and events per match: {len(significant_counts)} of the "
+                                f"{len(counted)} compared differ significantly"
+                                + (f"; the {len(largest)} largest effects (all in --json)" if more else ""),
+                                largest, console)
+    elif counted:
+        console.print(f"Actions, cards and events: none of the {len(counted)} compared differs significantly.",
+                      highlight=False)
+        console.print()
+    significant = [r for r in rows if r["significant"]]
+    what = f"{len(rows)} metrics compared, Holm-adjusted p < {SIGNIFICANCE}"
+    if not significant:
+        console.print(f"No significant difference among the {what}.", highlight=False)
+        return
+    console.print(f"Significant differences, {len(significant)} of the {what}:", highlight=False)
+    for r in significant:
+        if r in main:
+            a_text, b_text, diff = _comparison_cells(r)
+            console.print(f"  {r['metric']}: {a_text} -> {b_text} ({diff} [{_difference_ci(r)[1:-1]}], "
+                          f"adjusted p {'= ' if r['p_adjusted'] >= 0.001 else ''}{_p(r['p_adjusted'])})",
+                          highlight=False)
+    if significant_counts:
+        console.print(f"  and {len(significant_counts)} counts of actions, cards and events (table above)",
+                      highlight=False)
+
+
+def _effect_order(row: dict[str, Any]) -> float:
+    """Sorts the largest standardised effects first (an unmeasurable one, with no spread, first of all)."""
+    return -math.inf if row["effect"] is None else -abs(row["effect"])
+
+
+def _print_comparison_table(title: str, rows: list[dict[str, Any]], console: Any) -> None:
+    table = _table(title)
+    for column in ("metric", "A", "B", "B - A", "95% CI", "effect d", "p", "Holm p", ""):
         table.add_column(column, justify="left" if column in ("metric", "") else "right")
     for r in rows:
-        table.add_row(r["metric"], *_comparison_cells(r), _p(r["p"]), "*" if r["significant"] else "")
+        a_text, b_text, diff = _comparison_cells(r)
+        effect = "n/a" if r["effect"] is None else f"{r['effect']:+.2f}"
+        table.add_row(r["metric"], a_text, b_text, diff, _difference_ci(r), effect, _p(r["p"]),
+                      _p(r["p_adjusted"]), "*" if r["significant"] else "")
     console.print(table)
     console.print()
-    significant = [r for r in rows if r["significant"]]
-    if not significant:
-        console.print(f"No significant difference (p < {SIGNIFICANCE}) among the {len(rows)} metrics compared.",
-                      highlight=False)
-        return
-    console.print(f"Significant differences (p < {SIGNIFICANCE}), {len(significant)} of {len(rows)} metrics:",
-                  highlight=False)
-    for r in significant:
-        a_text, b_text, diff = _comparison_cells(r)
-        console.print(f"  {r['metric']}: {a_text} -> {b_text} ({diff}, p {'= ' if r['p'] >= 0.001 else ''}"
-                      f"{_p(r['p'])})", highlight=False)
+
+
+def _difference_ci(r: dict[str, Any]) -> str:
+    low, high = r["ci"]
+    if r["kind"] == "rate":
+        return f"[{100 * low:+.1f}, {100 * high:+.1f}]"
+    return f"[{_signed(low)}, {_signed(high)}]"
+
+
+def _signed(x: float) -> str:
+    return f"{x:+.2f}" if abs(x) < 10 else f"{x:+.1f}"
 
 
 def _comparison_cells(r: dict[str, Any]) -> list[str]:
     if r["kind"] == "rate":
         return [_pct(r["a"]), _pct(r["b"]), f"{100 * r['difference']:+.1f} pts"]
-    return [f"{r['a']:.1f}", f"{r['b']:.1f}", f"{r['difference']:+.1f}"]
+    if r["group"] in ("outcome", "length"):
+        return [f"{r['a']:.1f}", f"{r['b']:.1f}", f"{r['difference']:+.1f}"]
+    return [f"{r['a']:.2f}", f"{r['b']:.2f}", _signed(r["difference"])]
 
 
 # ====================================================================== plots
 
 
-def _bar(half: float) -> float:
-    """An error bar's half length in percent: never negative (at a 0% or 100% rate the interval's
-    bound and the rate differ by a rounding error of either sign)."""
-    return max(0.0, 100 * half)
-
-
 def plot(summaries: Sequence[dict[str, Any]], results: Sequence[SimulationResult], path: str,
-         labels: Sequence[str] | None = None) -> None:
-    """A PNG: final score distribution per seat, win rate per seat and per agent (95% CIs)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
+         labels: Sequence[str] | None = None, comparison: Sequence[dict[str, Any]] | None = None) -> None:
+    """A PNG of one run or two (``simulate_plot.figure``); ``comparison``: the rows of ``compare``."""
     import matplotlib.pyplot as plt
 
+    from .simulate_plot import RunData, figure
+
     labels = list(labels or [s["spec"] for s in summaries])
-    fig, axes = plt.subplots(1, 3, figsize=(16, 5))
-    width = 0.8 / len(summaries)
-
-    ax = axes[0]
-    for k, (summary, result) in enumerate(zip(summaries, results)):
-        data = [[float(r.totals[p]) for r in result.records] for p in range(summary["players"])]
-        positions = [p + (k - (len(summaries) - 1) / 2) * width for p in range(summary["players"])]
-        parts = ax.boxplot(data, positions=positions, widths=width * 0.9, patch_artist=True, manage_ticks=False)
-        for box_patch in parts["boxes"]:
-            box_patch.set_facecolor(f"C{k}")
-            box_patch.set_alpha(0.6)
-    ax.set_xticks(range(summaries[0]["players"]), [s["name"] for s in summaries[0]["seats"]])
-    ax.set_title("Final score per seat")
-    ax.set_ylabel("score")
-
-    ax = axes[1]
-    for k, summary in enumerate(summaries):
-        seats = summary["seats"]
-        xs = [p + (k - (len(summaries) - 1) / 2) * width for p in range(len(seats))]
-        rates = [100 * s["win_rate"] for s in seats]
-        err = [[_bar(s["win_rate"] - s["ci"][0]) for s in seats], [_bar(s["ci"][1] - s["win_rate"]) for s in seats]]
-        ax.bar(xs, rates, width=width, yerr=err, capsize=4, color=f"C{k}", alpha=0.8, label=labels[k])
-    ax.axhline(100 / summaries[0]["players"], color="grey", linestyle="--", linewidth=1, label="fair share")
-    ax.set_xticks(range(summaries[0]["players"]), [s["name"] for s in summaries[0]["seats"]])
-    ax.set_title("Win rate per seat (95% CI)")
-    ax.set_ylabel("%")
-    ax.legend(fontsize="small")
-
-    ax = axes[2]
-    names: list[str] = []
-    for summary in summaries:
-        for a in summary["by_agent"]:
-            if a["agent"] not in names:
-                names.append(a["agent"])
-    for k, summary in enumerate(summaries):
-        found = {a["agent"]: a for a in summary["by_agent"]}
-        xs, rates, low, high = [], [], [], []
-        for i, name in enumerate(names):
-            if name in found:
-                a = found[name]
-                xs.append(i + (k - (len(summaries) - 1) / 2) * width)
-                rates.append(100 * a["win_rate"])
-                low.append(_bar(a["win_rate"] - a["ci"][0]))
-                high.append(_bar(a["ci"][1] - a["win_rate"]))
-        ax.bar(xs, rates, width=width, yerr=[low, high], capsize=4, color=f"C{k}", alpha=0.8, label=labels[k])
-    ax.axhline(100 / summaries[0]["players"], color="grey", linestyle="--", linewidth=1)
-    ax.set_xticks(range(len(names)), names)
-    ax.set_title("Win rate per agent, per seat played (95% CI)")
-    ax.set_ylabel("%")
-    fig.suptitle(summaries[0]["game"] + (": " + " vs ".join(labels) if len(labels) > 1 else ""))
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    runs = [RunData(label=label, totals=[[float(r.totals[p]) for r in result.records] for p in range(result.players)],
+                    actions=[float(r.actions) for r in result.records],
+                    margins=[m for m in map(winning_margin, result.records) if m is not None])
+            for label, result in zip(labels, results)]
+    fig = figure(summaries, runs, comparison)
+    try:
+        fig.savefig(path, dpi=100)
+    finally:
+        plt.close(fig)
