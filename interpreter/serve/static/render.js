@@ -22,10 +22,11 @@ Render.cardsOf = function (view) {
   return [];
 };
 
-Render.card = function (item, targets, choose) {
+Render.card = function (item, targets, choose, own) {
   if (item.back) return RS.el("span", { class: "card back", title: "face down", text: "?" });
   if (item.count !== undefined) return RS.el("span", { class: "card back count", title: item.count + " hidden", text: "\u00d7" + item.count });
-  const actions = targets.cards[item.name];
+  // a card action is offered on the viewer's own copies when it holds one, else on every copy shown
+  const actions = own || !targets.owned.has(item.name) ? targets.cards[item.name] : undefined;
   const node = RS.el("span", { class: "card" + (actions ? " target" : ""), "data-card": item.name, text: item.name });
   if (actions) {
     node.setAttribute("data-target", "card");
@@ -35,7 +36,7 @@ Render.card = function (item, targets, choose) {
 };
 
 Render.targets = function (actions) {
-  const out = { cells: {}, cards: {}, free: [] };
+  const out = { cells: {}, cards: {}, free: [], owned: new Set() };
   for (const action of actions || []) {
     const t = action.target;
     if (t && t.kind === "cell") (out.cells[t.name] = out.cells[t.name] || []).push(action);
@@ -103,9 +104,10 @@ Render.zones = function (payload, targets, choose) {
       (value || []).forEach((pview, p) => {
         const who = layout.seats[p] + (p === payload.you ? " (you)" : "");
         const items = Render.cardsOf(pview);
+        const own = p === payload.you;
         box.append(RS.el("div", { class: "zone", "data-zone": zone.name, "data-seat": String(p) },
           RS.el("span", { class: "label", text: zone.label + " \u2013 " + who }),
-          ...(items.length ? items.map((i) => Render.card(i, targets, choose)) : [RS.el("span", { class: "muted", text: "empty" })])));
+          ...(items.length ? items.map((i) => Render.card(i, targets, choose, own)) : [RS.el("span", { class: "muted", text: "empty" })])));
       });
     } else if (zone.kind === "cell") {
       for (const [cell, cview] of Object.entries(value || {})) {
@@ -167,6 +169,10 @@ Render.status = function (payload) {
 
 Render.all = function (root, payload, choose) {
   const targets = Render.targets(payload.actions);
+  for (const zone of payload.layout.zones) {
+    const mine = zone.kind === "player" && payload.you >= 0 ? (payload.view.zones[zone.name] || [])[payload.you] : null;
+    for (const item of Render.cardsOf(mine)) if (item.name) targets.owned.add(item.name);
+  }
   const status = RS.el("div", { class: "panel", id: "status", text: Render.status(payload) });
   if (payload.error) status.append(RS.el("div", { class: "error", text: payload.error }));
   const left = RS.el("div", { class: "grow" });

@@ -22,6 +22,7 @@ Table.show = function (payload) {
     link.href = "/api/t/" + Table.token + "/log";
     link.classList.remove("hidden");
     document.getElementById("replaylink").classList.remove("hidden");
+    document.getElementById("after").classList.remove("hidden");
   }
 };
 
