@@ -141,7 +141,9 @@ class Server:
         return _json(links, 201)
 
     def _new_match(self, body: dict[str, Any]) -> tuple[LiveMatch, dict[str, Any]]:
-        options = body.get("options") or {}
+        options = body.get("options", {})
+        if options is None:
+            options = {}
         if "text" in body:
             try:
                 gamedef = self.catalog.compile_editor_text(body.get("text"), body.get("spec"))

@@ -80,17 +80,18 @@ def diagnostics_json(error: SpecError, file: str) -> list[dict[str, Any]]:
 def _diagnostic_json(d: Diagnostic, sources: dict[str, str], file: str) -> dict[str, Any]:
     here = d.span is not None and d.span.file == file
     return {"line": d.span.line if here and d.span else 0, "col": d.span.col if here and d.span else 0,
-            "message": d.message, "hint": d.hint, "severity": d.severity,
+            "message": _shown_paths(d.message), "hint": _shown_paths(d.hint) if d.hint else None,
+            "severity": d.severity,
             "file": os.path.basename(d.span.file) if d.span else None,
             "text": _shown_paths(format_diagnostic(d, sources))}
 
 
-_ABSOLUTE = re.compile(r"(?<![\w.])/(?:[\w.-]+/)+")
+_ABSOLUTE = re.compile(r"(?<![\w.])/(?:[\w.-]+/)*([\w.-]+)")
 
 
 def _shown_paths(text: str) -> str:
-    """A message without the server's folders (a path is shown from its file name on)."""
-    return _ABSOLUTE.sub("", text)
+    """A message without the server's folders: an absolute path is shown by its last name."""
+    return _ABSOLUTE.sub(r"\1", text)
 
 
 class Catalog:
