@@ -4,7 +4,8 @@ Pages are static files of the package; everything else is JSON. Every error reac
 browser as ``{"error": message}`` with a status code (a bug as a 500 with no detail: the
 traceback goes to the server's log only). Bodies are bounded before they are parsed.
 Work that may take long (compiling text, bots thinking, simulations) runs in worker
-threads through bounded limiters, so the event loop keeps answering.
+threads through bounded limiters, so the event loop keeps answering; a person's action and
+a seat's view are one bounded step of the engine, done on the loop.
 """
 
 from __future__ import annotations
@@ -157,17 +158,19 @@ class Server:
             file = os.path.basename(spec.path)
         return self.registry.create(game, file, body.get("seats"), body.get("seed"), bool(body.get("hot_seat")))
 
+    # A person's action and a view are one bounded step of the engine (a few milliseconds, and at
+    # most the step budget of RunLimits): done on the event loop, a thread hop would cost more.
     async def table(self, request: Request) -> Response:
         match, viewer = self.registry.find(request.path_params["token"])
-        return _json(await anyio.to_thread.run_sync(match.payload, viewer, limiter=self.read_limiter))
+        return _json(match.payload(viewer))
 
     async def act(self, request: Request) -> Response:
         match, viewer = self.registry.find(request.path_params["token"])
         body = await _body(request)
-        await anyio.to_thread.run_sync(match.act, viewer, body.get("action"), limiter=self.read_limiter)
+        match.act(viewer, body.get("action"))
         match.notify()
         self.drive(match)
-        return _json(await anyio.to_thread.run_sync(match.payload, viewer, limiter=self.read_limiter))
+        return _json(match.payload(viewer))
 
     async def match_log(self, request: Request) -> Response:
         match, _ = self.registry.find(request.path_params["token"])
@@ -214,7 +217,7 @@ class Server:
             sent = -1
             while not receiving.done():
                 if match.version != sent:
-                    payload = await anyio.to_thread.run_sync(match.payload, viewer, limiter=self.read_limiter)
+                    payload = match.payload(viewer)
                     sent = payload["version"]
                     await websocket.send_text(json.dumps(_finite(payload), separators=(",", ":")))
                 changed.clear()
