@@ -63,6 +63,14 @@ class Client:
         self.writer: asyncio.StreamWriter | None = None
 
     async def request(self, method: str, path: str, json_body: Any = None) -> tuple[int, bytes]:
+        try:
+            return await self._request(method, path, json_body)
+        except (ConnectionResetError, BrokenPipeError, IndexError):
+            # the server closed an idle connection before reading this request: once more, anew
+            self.writer = None
+            return await self._request(method, path, json_body)
+
+    async def _request(self, method: str, path: str, json_body: Any = None) -> tuple[int, bytes]:
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
         assert self.reader is not None
@@ -132,7 +140,7 @@ async def _seat(base: str, token: str, seat: int, game: str, rng: random.Random,
         while time.monotonic() < stop:
             try:
                 frame = await asyncio.wait_for(ws.recv(), timeout=max(0.1, stop - time.monotonic()))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return
             figures.frames += 1
             view = json.loads(frame)
@@ -213,8 +221,8 @@ def main(argv: list[str] | None = None) -> int:
           f"({len(times) / elapsed:.0f}/s), {figures.actions} actions, {figures.frames} WebSocket frames, "
           f"{figures.matches_done} matches finished")
     if times:
-        print(f"response time: p50 {1000 * statistics.median(times):.1f} ms, p95 {1000 * _percentile(times, 0.95):.1f} ms, "
-              f"max {1000 * max(times):.1f} ms")
+        print(f"response time: p50 {1000 * statistics.median(times):.1f} ms, "
+              f"p95 {1000 * _percentile(times, 0.95):.1f} ms, max {1000 * max(times):.1f} ms")
     print(f"errors: {len(figures.errors)}; stale views (409 not your turn): {figures.stale}; "
           f"leaks between seats or matches: {len(figures.leaks)}")
     for message in (figures.errors + figures.leaks)[:10]:

@@ -12,7 +12,6 @@ import os
 import shutil
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -148,8 +147,8 @@ def test_high_hand_four_players_a_round_by_clicking(server, page):
     shot = False
     while "round_end" not in _events(page):
         assert clicks < 200, "the round did not end"
-        page.wait_for_function("() => document.querySelector('#table').dataset.actions > 0 || "
-                               "[...document.querySelectorAll('#events .event')].some(e => e.dataset.type == 'round_end')")
+        page.wait_for_function("() => document.querySelector('#table').dataset.actions > 0 || [...document"
+                               ".querySelectorAll('#events .event')].some(e => e.dataset.type == 'round_end')")
         if "round_end" in _events(page):
             break
         before = _version(page)
@@ -178,9 +177,9 @@ def _preferred(page: Any, words: tuple[str, ...]) -> Any:
 def test_highjack_two_seats_play_a_session(server, browser):
     import urllib.request
 
-    request = urllib.request.Request(server + "/api/matches", method="POST", headers={"Content-Type": "application/json"},
-                                     data=json.dumps({"spec": "highjack", "players": 2, "seats": ["human", "human"],
-                                                      "seed": 11, "options": {"max_rounds": 1}}).encode())
+    body = {"spec": "highjack", "players": 2, "seats": ["human", "human"], "seed": 11, "options": {"max_rounds": 1}}
+    request = urllib.request.Request(server + "/api/matches", method="POST",
+                                     headers={"Content-Type": "application/json"}, data=json.dumps(body).encode())
     links = json.loads(urllib.request.urlopen(request).read())
     pages = []
     for seat in links["seats"]:

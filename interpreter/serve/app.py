@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import math
 import os
 import secrets
 from importlib import resources
@@ -25,7 +24,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -35,7 +34,7 @@ from rulespec.describe import describe
 from ..agents import AgentError
 from ..errors import InterpreterError
 from .catalog import EDITOR_FILE, Catalog, ServeError, diagnostics_json
-from .matches import BOT_NAMES, HUMAN, LiveMatch, Registry
+from .matches import BOT_NAMES, LiveMatch, Registry, payload_json
 from .replays import MAX_LOG_TEXT, Replays, load_replay
 
 __all__ = ["create_app", "MAX_BODY", "MAX_SIM_GAMES"]
@@ -51,18 +50,11 @@ HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Re
 log = logging.getLogger("rulespec.serve")
 
 
-def _finite(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
-
-
 def _json(data: Any, status: int = 200) -> Response:
-    body = json.dumps(_finite(data), separators=(",", ":"), allow_nan=False)
+    return _json_text(payload_json(data), status)
+
+
+def _json_text(body: str, status: int = 200) -> Response:
     return Response(body, status, media_type="application/json", headers=HEADERS)
 
 
@@ -156,13 +148,14 @@ class Server:
         else:
             spec, game = self.catalog.served_game(body.get("spec"), body.get("players"), options)
             file = os.path.basename(spec.path)
-        return self.registry.create(game, file, body.get("seats"), body.get("seed"), bool(body.get("hot_seat")))
+        seats: Any = body.get("seats")
+        return self.registry.create(game, file, seats, body.get("seed"), bool(body.get("hot_seat")))
 
     # A person's action and a view are one bounded step of the engine (a few milliseconds, and at
     # most the step budget of RunLimits): done on the event loop, a thread hop would cost more.
     async def table(self, request: Request) -> Response:
         match, viewer = self.registry.find(request.path_params["token"])
-        return _json(match.payload(viewer))
+        return _json_text(match.payload_text(viewer))
 
     async def act(self, request: Request) -> Response:
         match, viewer = self.registry.find(request.path_params["token"])
@@ -170,7 +163,7 @@ class Server:
         match.act(viewer, body.get("action"))
         match.notify()
         self.drive(match)
-        return _json(match.payload(viewer))
+        return _json_text(match.payload_text(viewer))
 
     async def match_log(self, request: Request) -> Response:
         match, _ = self.registry.find(request.path_params["token"])
@@ -216,11 +209,10 @@ class Server:
         try:
             sent = -1
             while not receiving.done():
+                changed.clear()  # before the version is read: a change after it sets the event again
                 if match.version != sent:
-                    payload = match.payload(viewer)
-                    sent = payload["version"]
-                    await websocket.send_text(json.dumps(_finite(payload), separators=(",", ":")))
-                changed.clear()
+                    sent = match.version
+                    await websocket.send_text(match.payload_text(viewer))
                 waiting = asyncio.ensure_future(changed.wait())
                 await asyncio.wait({waiting, receiving}, timeout=30, return_when=asyncio.FIRST_COMPLETED)
                 waiting.cancel()
@@ -276,7 +268,7 @@ class Server:
             raise ServeError("'seed' must be a whole number from 0 to 2**64 - 1")
         results = []
         for options in runs:
-            self.catalog.game(spec.gamedef, game.num_players, options, key=spec.id)  # bad options: a 400
+            self.catalog.game(game.gamedef, game.num_players, options, key=spec.id)  # bad options: a 400
             results.append(simulate(spec.path, games, agents, game.num_players, options, seed))
         summaries = []
         for summary in (summarize(r) for r in results):

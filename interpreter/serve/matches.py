@@ -12,6 +12,7 @@ a request, and no more than ``max_matches`` live at once.
 from __future__ import annotations
 
 import json
+import math
 import random
 import secrets
 import threading
@@ -28,13 +29,31 @@ from ..state import CHANCE, State
 from .catalog import ServeError
 from .tables import SPECTATOR, LogBook, layout, seat_view, snapshot
 
-__all__ = ["HUMAN", "HOT_SEAT", "LiveMatch", "Registry", "BOT_NAMES", "MAX_STEPS_PER_CALL"]
+__all__ = ["HUMAN", "HOT_SEAT", "LiveMatch", "Registry", "BOT_NAMES", "MAX_STEPS_PER_CALL", "payload_json"]
 
 HUMAN = "human"
 HOT_SEAT = -2  # the viewer of a hot-seat token: the human seat deciding (or who decided last)
 BOT_NAMES = ("random", "greedy", "mcts")
 MAX_STEPS_PER_CALL = 50  # bot or chance steps in one call of ``step_bots`` (then the loop may breathe)
 MAX_STEP_SECONDS = 0.25  # ... or fewer, once this much time has gone
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def payload_json(data: Any) -> str:
+    """JSON text of a payload: a number JSON cannot hold (NaN, an infinity) is sent as null."""
+    try:
+        return json.dumps(data, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        return json.dumps(_finite(data), separators=(",", ":"), allow_nan=False)
 
 
 @dataclass
@@ -63,10 +82,12 @@ class LiveMatch:
     last_human: int = 0
     error: str | None = None  # a rule that failed while playing: the match stops there
     driving: bool = False  # a task is stepping the bots
+    texts: dict[int, tuple[int, str]] = field(default_factory=dict)  # viewer -> (version, payload JSON)
 
     def __post_init__(self) -> None:
         self.state = self.game.new_initial_state(self.seed)
         self.book = LogBook(self.game)
+        self.table_layout = layout(self.game)
         self.chance_rng = random.Random(derive_seed(self.seed, "chance"))
         humans = [s.seat for s in self.seats if s.kind == HUMAN]
         self.last_human = humans[0] if humans else SPECTATOR
@@ -81,12 +102,23 @@ class LiveMatch:
             self.last_human = current
         return self.last_human
 
+    def payload_text(self, viewer: int) -> str:
+        """The payload as JSON text, made once per version for each viewer (the answer to an
+        action and the WebSocket push of the same seat share it)."""
+        with self.lock:
+            hit = self.texts.get(viewer)
+            if hit is not None and hit[0] == self.version and viewer != HOT_SEAT:
+                return hit[1]
+            text = payload_json(self.payload(viewer))
+            self.texts[viewer] = (self.version, text)
+            return text
+
     def payload(self, viewer: int) -> dict[str, Any]:
         with self.lock:
             seat = self.viewer_seat(viewer)
             may_act = seat >= 0 and self.seats[seat].kind == HUMAN and (viewer == HOT_SEAT or viewer == seat)
             out = seat_view(self.state, seat, self.book, may_act)
-            out.update(version=self.version, layout=layout(self.game), hot_seat=viewer == HOT_SEAT,
+            out.update(version=self.version, layout=self.table_layout, hot_seat=viewer == HOT_SEAT,
                        seats=[{"seat": s.seat, "name": self.game.seat_names[s.seat], "kind": s.kind}
                               for s in self.seats],
                        spec=self.spec_file, error=self.error, over=self.state.is_terminal())

@@ -46,5 +46,6 @@ def run_server(specs: list[str], host: str, port: int, out: TextIO, max_matches:
     print(f"rulespec playground: {url_of(sock, host)}  (Ctrl-C stops it)", file=out, flush=True)
     if not loopback:
         print("note: listening beyond this machine; seat links are the only key to a seat", file=out, flush=True)
-    config = uvicorn.Config(app, log_level="warning", ws_max_size=1 << 20, timeout_graceful_shutdown=2)
+    config = uvicorn.Config(app, log_level="warning", ws_max_size=1 << 20, timeout_graceful_shutdown=2,
+                            timeout_keep_alive=30)
     uvicorn.Server(config).run(sockets=[sock])
