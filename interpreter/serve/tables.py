@@ -24,8 +24,8 @@ from ..visibility import visible_cards
 __all__ = ["SPECTATOR", "layout", "action_targets", "LogBook", "seat_view", "MAX_EVENTS", "MAX_LOG"]
 
 SPECTATOR = -1  # the viewer who is no seat: sees what every seat may see
-MAX_EVENTS = 80  # the latest events sent with a view
-MAX_LOG = 80  # the latest log lines sent with a view
+MAX_EVENTS = 40  # the latest events sent with a view
+MAX_LOG = 40  # the latest log lines sent with a view
 
 
 def layout(game: Game) -> dict[str, Any]:
