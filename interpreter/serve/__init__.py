@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import importlib.util
 
-__all__ = ["missing_extra", "SERVE_MODULES"]
+__all__ = ["missing_extra", "SERVE_MODULES", "WEBSOCKET_MODULES"]
 
 SERVE_MODULES = ("starlette", "uvicorn")
+WEBSOCKET_MODULES = ("websockets", "wsproto")  # uvicorn speaks WebSocket through either
 
 
 def missing_extra() -> str | None:
@@ -33,4 +34,6 @@ def missing_extra() -> str | None:
     for name in SERVE_MODULES:
         if importlib.util.find_spec(name) is None:
             return name
+    if all(importlib.util.find_spec(name) is None for name in WEBSOCKET_MODULES):
+        return WEBSOCKET_MODULES[0]
     return None
