@@ -7,6 +7,7 @@
     rulespec describe FILE             the rules as Markdown, generated from the spec (rulespec.describe)
     rulespec replay LOG                replay and check a match log (interpreter.replay)
     rulespec compile FILE              compile for a player count; --show-python prints the generated code
+    rulespec serve [FILE...]           the browser playground: editor, tables, replays (interpreter.serve)
 
 Exit status: 0 success; 1 an invalid spec, a rule failing while playing, a log that cannot be
 read or differs from its replay, or a file that cannot be read or written; 2 a usage error
@@ -219,6 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="set a spec option (repeatable), as for play")
     compile_.add_argument("--show-python", action="store_true", help="print the generated Python code")
     _add_root(compile_, "`extends:`")
+    _add_serve_parser(sub)
     return parser
 
 
@@ -657,8 +659,48 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO
     return status
 
 
+# ---------------------------------------------------------------------- serve
+
+
+def _port(text: str) -> int:
+    return _whole(text, "the port", 0, 65535)
+
+
+def _add_serve_parser(sub: Any) -> None:
+    serve = sub.add_parser("serve", help="the browser playground: edit, play with friends and bots, replay, simulate",
+                           description="Serve a playground in the browser: an editor that checks a spec as you "
+                                       "type, tables to play the served specs (one URL per seat, or hot seat) with "
+                                       "bots, a replay of match logs and bot simulations. Only the specs named "
+                                       "here are read. Needs the extra: pip install 'rulespec[serve]'.")
+    serve.add_argument("files", nargs="*", metavar="FILE", help="spec files to serve (YAML)")
+    serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this "
+                                                           "machine only)")
+    serve.add_argument("--port", type=_port, default=8000, help="the port (default 8000; 0 picks a free one)")
+    serve.add_argument("--max-matches", type=lambda t: _whole(t, "the number of matches", 1, 10_000), default=100,
+                       metavar="N", help="live matches at most (default 100)")
+    serve.add_argument("--idle", type=lambda t: _whole(t, "the idle time", 1, 10**7), default=3600, metavar="S",
+                       help="seconds after which a match nobody looks at is dropped (default 3600)")
+    serve.add_argument("--bot-delay", type=lambda t: _whole(t, "the bot delay", 0, 10_000), default=400,
+                       metavar="MS", help="milliseconds between bot moves, to follow them (default 400)")
+
+
+def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
+    from .serve import missing_extra
+
+    missing = missing_extra()
+    if missing is not None:
+        raise CliError(f"rulespec serve needs {missing}: pip install 'rulespec[serve]'")
+    for path in args.files:
+        _check_file(path)
+    from .serve.run import run_server
+
+    run_server(args.files, args.host, args.port, out, max_matches=args.max_matches, idle=float(args.idle),
+               bot_delay=args.bot_delay / 1000)
+    return EXIT_OK
+
+
 COMMANDS = {"validate": cmd_validate, "schema": cmd_schema, "play": cmd_play, "simulate": cmd_simulate,
-            "describe": cmd_describe, "replay": cmd_replay, "compile": cmd_compile}
+            "describe": cmd_describe, "replay": cmd_replay, "compile": cmd_compile, "serve": cmd_serve}
 
 
 def _tolerant(stream: Any) -> None:

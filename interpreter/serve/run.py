@@ -1,0 +1,51 @@
+"""Run the playground with uvicorn: bind first, print the URL, then serve until Ctrl-C."""
+
+from __future__ import annotations
+
+import socket
+from typing import TextIO
+
+__all__ = ["run_server", "bind", "LOOPBACK_NAMES"]
+
+LOOPBACK_NAMES = ["127.0.0.1", "localhost"]
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host``:``port`` (port 0: a free one); OSError when it cannot be had."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # accepted connections inherit it: a response's headers and body, written apart, are not held
+    # back by Nagle's algorithm until the browser's delayed ACK (40 ms a request)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def url_of(sock: socket.socket, host: str) -> str:
+    port = sock.getsockname()[1]
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else (f"[{host}]" if ":" in host else host)
+    return f"http://{shown}:{port}/"
+
+
+def run_server(specs: list[str], host: str, port: int, out: TextIO, max_matches: int = 100, idle: float = 3600.0,
+               bot_delay: float = 0.4) -> None:
+    import uvicorn
+
+    from .app import create_app
+
+    sock = bind(host, port)
+    loopback = host in LOOPBACK_NAMES
+    app = create_app(specs, max_matches=max_matches, idle=idle, bot_delay=bot_delay,
+                     allowed_hosts=LOOPBACK_NAMES if loopback else None)
+    print(f"rulespec playground: {url_of(sock, host)}  (Ctrl-C stops it)", file=out, flush=True)
+    if not loopback:
+        print("note: listening beyond this machine; seat links are the only key to a seat", file=out, flush=True)
+    config = uvicorn.Config(app, log_level="warning", ws_max_size=1 << 20, timeout_graceful_shutdown=2,
+                            timeout_keep_alive=30)
+    uvicorn.Server(config).run(sockets=[sock])

@@ -1,0 +1,136 @@
+"""What a seat is sent: the engine's projection of the state for it, and nothing more.
+
+``seat_view`` is built from ``State.observation(viewer)`` (the one projection rule of the
+engine), the seat's own legal actions when it is the seat deciding (their labels are the
+ones the terminal shows that player), and an action log in which every card name the
+viewer may not see after the action is replaced by "a card" (``LogBook``). The browser
+never receives the true state. ``layout`` is the static shape of the table (board, zones,
+seats) that the page draws the view into.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from rulespec import types as T
+from rulespec.zones import kind_of
+
+from ..game import Game
+from ..state import CHANCE, State
+from ..visibility import visible_cards
+
+__all__ = ["SPECTATOR", "layout", "action_targets", "LogBook", "seat_view", "MAX_EVENTS", "MAX_LOG"]
+
+SPECTATOR = -1  # the viewer who is no seat: sees what every seat may see
+MAX_EVENTS = 40  # the latest events sent with a view
+MAX_LOG = 40  # the latest log lines sent with a view
+
+
+def layout(game: Game) -> dict[str, Any]:
+    """The static shape of the table: board size and cell names, zones and their kinds, seats."""
+    link = game.link
+    board = game.board
+    zones = [{"name": name, "label": z.label or name.replace("_", " "), "kind": kind_of(z).per or "shared",
+              "visibility": z.visibility} for name, z in link.zone_defs.items()]
+    return {
+        "game": game.name,
+        "players": game.num_players,
+        "seats": game.seat_names,
+        "options": dict(game.options),
+        "board": None if board is None else {"rows": board.rows, "cols": board.cols, "cells": list(board.names)},
+        "zones": zones,
+    }
+
+
+def action_targets(game: Game, action: int) -> dict[str, Any] | None:
+    """What a click on the table may choose this action by: the last cell it binds, else the
+    cell of the piece it binds, else the card it binds (by name); None when it binds none."""
+    spec = game.link.actions.find(action)
+    if spec is None:
+        return None
+    digits = spec.decode(action)
+    found: dict[str, Any] | None = None
+    for (_, t), digit in zip(spec.params, digits):
+        if t == T.CELL and game.board is not None and digit < game.board.size:
+            found = {"kind": "cell", "name": game.board.names[digit]}
+        elif t == T.PIECE and (found is None or found["kind"] != "cell"):
+            found = {"kind": "piece", "id": digit}
+        elif t == T.CARD and found is None and digit < game.cards.kinds:
+            found = {"kind": "card", "name": game.cards.kind_names[digit]}
+    return found
+
+
+def _piece_cell(state: State, target: dict[str, Any] | None) -> dict[str, Any] | None:
+    if target is None or target["kind"] != "piece":
+        return target
+    piece = target["id"]
+    board = state.game.board
+    cell = state.piece_cell[piece] if 0 <= piece < len(state.piece_cell) else -1
+    if board is None or cell < 0:
+        return None
+    return {"kind": "cell", "name": board.names[cell]}
+
+
+@dataclass
+class LogBook:
+    """The actions of a match as each viewer may read them (seats 0..n-1, then the spectator)."""
+
+    game: Game
+    entries: list[tuple[int, list[str]]] = field(default_factory=list)
+    pattern: re.Pattern[str] | None = None
+
+    def __post_init__(self) -> None:
+        names = sorted(set(self.game.cards.names), key=len, reverse=True)
+        if names:
+            self.pattern = re.compile("|".join(rf"(?<![\w]){re.escape(name)}(?![\w])" for name in names))
+
+    def record(self, player: int, label: str, before: tuple[list[int], list[int]], after: State) -> None:
+        """After ``player`` took the action ``label``: its text for every viewer."""
+        loc, face = before
+        touched = [c for c in range(len(loc)) if loc[c] != after.loc[c] or face[c] != after.face[c]]
+        n = self.game.num_players
+        texts = [self._for(label, touched, after, v, player) for v in range(n)]
+        texts.append(self._for(label, touched, after, SPECTATOR, player))
+        self.entries.append((player, texts))
+
+    def _for(self, label: str, touched: list[int], after: State, viewer: int, actor: int) -> str:
+        if viewer == actor or not touched or self.pattern is None:
+            return label
+        seen = visible_cards(after, viewer)
+        names = self.game.cards.names
+        secret = {names[c] for c in touched if c not in seen}
+        if not secret:
+            return label
+        return self.pattern.sub(lambda m: "a card" if m.group(0) in secret else m.group(0), label)
+
+    def lines(self, viewer: int, limit: int = MAX_LOG) -> list[dict[str, Any]]:
+        column = viewer if viewer >= 0 else self.game.num_players
+        start = max(0, len(self.entries) - limit)
+        return [{"n": start + i + 1, "player": p, "text": texts[column]}
+                for i, (p, texts) in enumerate(self.entries[start:])]
+
+
+def seat_view(state: State, viewer: int, book: LogBook, may_act: bool) -> dict[str, Any]:
+    """The view of ``viewer`` (a seat, or SPECTATOR): the observation, the seat's legal actions
+    (when ``may_act`` and it is deciding) and the log as it may read it."""
+    game = state.game
+    obs = state.observation(viewer)
+    events = obs.pop("events", [])
+    obs["events"] = events[-MAX_EVENTS:]
+    obs["events_total"] = len(events)
+    out: dict[str, Any] = {"view": obs, "you": viewer, "log": book.lines(viewer), "actions": []}
+    pending = state.pending
+    if may_act and not state.is_terminal() and pending is not None and pending.player == viewer >= 0:
+        out["actions"] = [{"id": a, "label": state.action_to_string(a),
+                           "target": _piece_cell(state, action_targets(game, a))}  # type: ignore[arg-type]
+                          for a in state.legal_actions()]
+    deciding = state.current_player()
+    out["deciding"] = None if state.is_terminal() else ("chance" if deciding == CHANCE else deciding)
+    return out
+
+
+def snapshot(state: State) -> tuple[list[int], list[int]]:
+    """Where every card is and how it faces (to find the cards an action touched)."""
+    return list(state.loc), list(state.face)
