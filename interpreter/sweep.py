@@ -753,7 +753,7 @@ def plot_sweep(plan: SweepPlan, records: dict[tuple[int, int], MatchRecord], pat
                            for r in _combination_records(plan, records, position)]) for value in values]
         _plot_dimension(axes[row], name, [_value_text(v) for v in values], pooled)
     fig.suptitle(f"Sweep: {len(plan.combinations)} combinations x {plan.games} matches (seed {plan.seed})")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.98))
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
@@ -780,9 +780,11 @@ def _plot_dimension(axes: Any, name: str, labels: list[str], pooled: list[dict[s
     ax.set_title(f"Actions per match by {name} (mean)")
     for ax in axes:
         ax.set_xticks(xs, labels)
+        ax.set_xlim(-0.5, len(xs) - 0.5)
         ax.set_xlabel(name)
-    axes[0].set_ylabel("%")
-    axes[1].set_ylabel("%")
+    for ax in axes[:2]:
+        ax.set_ylim(0, 100)
+        ax.set_ylabel("%")
 
 
 def _error_bars(rates: Sequence[tuple[float, Sequence[float]]]) -> list[list[float]]:
