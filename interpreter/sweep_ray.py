@@ -18,7 +18,6 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
-from .simulate import WorkerError
 from .sweep import Backend, Chunk, SweepError, play_chunk
 
 __all__ = ["ray_backend", "import_ray"]
@@ -103,7 +102,7 @@ def _finished(ray: Any, running: dict[Any, Chunk]) -> Iterator[tuple[Chunk, Any]
         chunk = running.pop(ref)
         try:
             payload = ray.get(ref)
-        except ray.exceptions.RayError as exc:
-            raise WorkerError(f"a Ray task failed (is rulespec installed on every worker? see docs/sweeps.md): "
-                              f"{type(exc).__name__}: {_first_line(exc)}") from None
+        except ray.exceptions.RayError as exc:  # a worker without rulespec, a node lost: the cluster's, not a bug
+            raise SweepError(f"a Ray task failed (is rulespec installed on every worker? see docs/sweeps.md): "
+                             f"{type(exc).__name__}: {_first_line(exc)}", 1) from None
         yield chunk, payload

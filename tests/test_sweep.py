@@ -109,6 +109,92 @@ def test_without_ray_the_ray_backend_is_a_clear_usage_error(specs, tmp_path, mon
     assert not (tmp_path / "noray.jsonl").exists()
 
 
+class FakeRay:
+    """What the Ray backend uses of ``ray``, playing each task at once in this process."""
+
+    class exceptions:  # (as ray names it)
+        class RayError(Exception):
+            pass
+
+    class Ref:
+        def __init__(self, value):
+            self.value = value
+
+    def __init__(self, fail_tasks=False, fail_init=False):
+        self.inits, self.shutdowns, self.puts, self.initialized = [], 0, 0, False
+        self.fail_tasks, self.fail_init = fail_tasks, fail_init
+
+    def is_initialized(self):
+        return self.initialized
+
+    def init(self, **settings):
+        if self.fail_init:
+            raise ConnectionError("could not connect to the cluster")
+        self.inits.append(settings)
+        self.initialized = True
+
+    def shutdown(self):
+        self.shutdowns += 1
+        self.initialized = False
+
+    def cluster_resources(self):
+        return {"CPU": 3}
+
+    def put(self, value):
+        self.puts += 1
+        return self.Ref(value)
+
+    def remote(self, num_cpus):
+        assert num_cpus == 1
+
+        class Task:
+            def __init__(self, function):
+                self.function = function
+
+            def remote(task, bundle, *args):
+                return self.Ref(task.function(bundle.value, *args))
+
+        return Task
+
+    def wait(self, refs, num_returns):
+        return refs[:num_returns], refs[num_returns:]
+
+    def get(self, ref):
+        if self.fail_tasks:
+            raise self.exceptions.RayError("ray::play_chunk() (pid=7)\n"
+                                           "ModuleNotFoundError: No module named 'interpreter'")
+        return ref.value
+
+    def cancel(self, ref, force):
+        pass
+
+
+def test_the_ray_backend_starts_ray_with_the_jobs_or_joins_the_address_and_ends_what_it_started(specs, tmp_path,
+                                                                                                monkeypatch):
+    one = sweep(specs, tmp_path, "local")
+    fake = FakeRay()
+    monkeypatch.setitem(sys.modules, "ray", fake)
+    assert sweep(specs, tmp_path, "fake", "--backend", "ray", "--jobs", "2") == one
+    assert sweep(specs, tmp_path, "fake_cluster", "--backend", "ray", "--address", "ray://head:10001") == one
+    assert [s.get("num_cpus") for s in fake.inits] == [min(2, multiprocessing.cpu_count()), None]
+    assert [s.get("address") for s in fake.inits] == [None, "ray://head:10001"]
+    assert fake.shutdowns == 2 and fake.puts == 2 * 2  # each spec sent once per sweep
+
+
+def test_a_ray_that_cannot_start_or_a_task_that_fails_is_one_line(specs, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", FakeRay(fail_init=True))
+    status, _, err = run(*sweep_args(specs, tmp_path, "down", "--backend", "ray", "--address", "ray://head:10001"))
+    assert (status, err) == (1, "rulespec: error: cannot reach the Ray cluster at ray://head:10001: "
+                                "ConnectionError: could not connect to the cluster\n")
+    fake = FakeRay(fail_tasks=True)
+    monkeypatch.setitem(sys.modules, "ray", fake)
+    status, _, err = run(*sweep_args(specs, tmp_path, "broken", "--backend", "ray"))
+    assert status == 1 and err.startswith("rulespec: error: a Ray task failed (is rulespec installed on every "
+                                          "worker? see docs/sweeps.md): RayError: ModuleNotFoundError: No module "
+                                          "named 'interpreter'")
+    assert fake.shutdowns == 1
+
+
 def test_workers_compile_the_shipped_text_not_the_files(specs, tmp_path, monkeypatch):
     plan = plan_sweep(specs, [("winscore", [10, 15])], [2], 4, seed=3)
     expected = sweep_json(plan, summarize_sweep(plan, run_sweep(plan, local_backend(1))))
