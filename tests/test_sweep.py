@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import multiprocessing
+import re
 import sys
 
 import pytest
@@ -337,11 +338,51 @@ def test_a_damaged_line_inside_a_results_file_is_an_error_naming_it(specs, tmp_p
     (["--agents", "human"], "sweep plays bots only"),
     (["--address", "auto"], "--address names a Ray cluster: it goes with --backend ray"),
     (["--chunk-size", "0"], "the chunk size must be from 1 to 10000, not 0"),
+    (["--out", "{tmp}"], "--out {tmp}: that is a folder, not a file"),
+    (["--plot", "{tmp}/no/such/p.png"], "--plot {tmp}/no/such/p.png: no such folder"),
+    (["--grid", "winscore=" + "9" * 10_001], "--grid winscore: the value is longer than 10000 characters"),
+    (["--backend", "spark"], "argument --backend: invalid choice: 'spark'"),
 ])
 def test_bad_arguments_are_one_line_usage_errors(specs, tmp_path, argv, message):
-    status, out, err = run("sweep", specs[0], "--games", "2", "--no-progress", *argv)
+    status, out, err = run("sweep", specs[0], "--games", "2", "--no-progress", *(a.format(tmp=tmp_path) for a in argv))
     assert status == 2 and out == ""
-    assert message.format(spec=specs[0]) in err and len(err.strip().splitlines()) == 1, err
+    assert message.format(spec=specs[0], tmp=tmp_path) in err and len(err.strip().splitlines()) == 1, err
+
+
+FAILING = """\
+rulespec: 1
+game:
+  name: Failing
+  players: 2
+options:
+  at: {type: int, default: 3, min: 1, max: 9}
+variables:
+  n: {type: int}
+actions:
+  go: {do: [pass]}
+  stay: {do: [pass]}
+round:
+  turn:
+    - choose: [go, stay]
+    - if: turn >= option.at
+      then:
+        - n = 7 // (turn - turn)
+  end_when: turn >= 6
+match:
+  end_when: round >= 1
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_rule_failing_names_the_combination_the_match_and_the_rule_in_the_file_as_named(tmp_path, monkeypatch,
+                                                                                          jobs):
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "failing.yaml").write_text(FAILING, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    status, out, err = run("sweep", "rules/failing.yaml", "--grid", "at=2,9", "--games", "3", "--jobs", jobs)
+    assert status == 1 and out == ""
+    assert re.fullmatch(r"rulespec: error while playing: failing, 2 players, at=2: match \d \(seed \d+\): "
+                        r"rules/failing.yaml:17:15: division by zero\n", err), err
 
 
 def test_two_variants_with_one_name_are_refused(specs, tmp_path):
