@@ -4,12 +4,18 @@ Ids are laid out in the order actions first appear in the spec; a parameter's do
 is fixed by its type (card kinds, seats, cells, pieces, or a literal list), so ids are
 stable for a game, its player count and options. Cards are encoded by kind: two
 copies of the same card are the same action.
+
+``decode_action`` turns an id back into its structure (``Action``: the action's name and a
+``ParamValue`` per parameter), so that a policy reads card attributes, seats and cells
+without parsing labels.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 from rulespec import ast as A
 from rulespec import types as T
@@ -17,7 +23,10 @@ from rulespec import types as T
 from .errors import BudgetError, RuleError
 from .static import evaluate_static
 
-__all__ = ["ActionSpec", "ActionTable"]
+if TYPE_CHECKING:  # pragma: no cover
+    from .state import State
+
+__all__ = ["ActionSpec", "ActionTable", "Action", "ParamValue", "decode_action"]
 
 
 @dataclass
@@ -166,3 +175,109 @@ def _all_alternatives(L: Any) -> list[A.Alternative]:
             seen.add(id(alt))
             found.append(alt)
     return found
+
+
+# ---------------------------------------------------------------------- decoded actions
+
+_NO_ATTRIBUTES: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class ParamValue:
+    """The value of one action parameter.
+
+    ``type`` is the parameter's type: ``card``, ``player``, ``cell``, ``piece``, ``int``,
+    ``str`` or ``bool``. ``value`` is the card kind id, the seat, the cell index, the piece
+    index, or the literal itself. ``name`` is how the value reads (card name, seat name,
+    cell name such as ``a2``, piece label, the literal as text). ``attributes``: a card's
+    attributes; a cell's ``row`` and ``col`` (row 0 is the top row); a piece's ``kind``,
+    ``owner`` and ``cell`` (the cell's name, None off the board); empty otherwise.
+    ``value["suit"]`` is short for ``value.attributes["suit"]``.
+    """
+
+    type: str
+    value: Any
+    name: str
+    attributes: Mapping[str, Any] = field(default_factory=lambda: _NO_ATTRIBUTES)
+
+    def __getitem__(self, attribute: str) -> Any:
+        return self.attributes[attribute]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"type", "value", "name", "attributes"}``."""
+        return {"type": self.type, "value": self.value, "name": self.name, "attributes": dict(self.attributes)}
+
+
+@dataclass(frozen=True)
+class Action:
+    """An action id with its structure: the spec's action name and its parameters by name.
+
+    ``action["card"]`` is short for ``action.params["card"]``.
+    """
+
+    id: int
+    name: str
+    params: Mapping[str, ParamValue]
+
+    def __getitem__(self, param: str) -> ParamValue:
+        return self.params[param]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"id", "name", "params": {name: ParamValue.to_dict()}}``."""
+        return {"id": self.id, "name": self.name, "params": {k: v.to_dict() for k, v in self.params.items()}}
+
+
+def decode_action(link: Any, action: int, state: State | None = None) -> Action | None:
+    """The structure of action id ``action`` of the game linked as ``link``; None for an id
+    that is no action of the game. With ``state``, a piece's owner, kind and cell are read
+    there (they may change during a match); without, they are those at the start."""
+    spec = link.actions.find(action)
+    if spec is None:
+        return None
+    params: dict[str, ParamValue] = {}
+    for (var, t), digit, literals in zip(spec.params, spec.decode(action), spec.literals):
+        value = _param_value(link, t, digit, literals, state)
+        if value is None:
+            return None
+        params[var] = value
+    return Action(action, spec.name, MappingProxyType(params))
+
+
+def _param_value(link: Any, t: str, digit: int, literals: list[Any], state: State | None) -> ParamValue | None:
+    """Parameter ``t``'s value with domain index ``digit``; None when the domain has no such value."""
+    if t == T.CARD:
+        return _card_value(link.cards, digit)
+    if t == T.PLAYER:
+        return ParamValue(t, digit, link.seat_names[digit]) if digit < link.num_players else None
+    if t == T.CELL:
+        return _cell_value(link.board, digit)
+    if t == T.PIECE:
+        return _piece_value(link, digit, state)
+    if digit >= len(literals):
+        return None
+    return ParamValue(t, literals[digit], str(literals[digit]))
+
+
+def _card_value(cards: Any, kind: int) -> ParamValue | None:
+    if kind >= cards.kinds:
+        return None
+    return ParamValue(T.CARD, kind, cards.kind_names[kind], MappingProxyType(dict(cards.kind_attrs[kind])))
+
+
+def _cell_value(board: Any, cell: int) -> ParamValue | None:
+    if board is None or cell >= board.size:
+        return None
+    row, col = divmod(cell, board.cols)
+    return ParamValue(T.CELL, cell, board.names[cell], MappingProxyType({"row": row, "col": col}))
+
+
+def _piece_value(link: Any, piece: int, state: State | None) -> ParamValue | None:
+    if piece >= len(link.piece_owner):
+        return None
+    if state is None:
+        owner, kind, cell = link.piece_owner[piece], link.piece_kind_name[piece], link.piece_start[piece]
+    else:
+        owner, kind, cell = state.piece_owner[piece], state.piece_kind[piece], state.piece_cell[piece]
+    where = link.board.names[cell] if cell >= 0 and link.board is not None else None
+    return ParamValue(T.PIECE, piece, link.piece_label[piece],
+                      MappingProxyType({"kind": kind, "owner": owner, "cell": where}))

@@ -19,6 +19,7 @@ from rulespec.errors import did_you_mean
 from rulespec.static import StaticEvalError, static_defines
 
 from . import flow
+from .actions import Action, decode_action
 from .budget import start_step
 from .errors import OptionError, RuleError, StateError
 from .limits import DEFAULT_LIMITS, RunLimits
@@ -165,6 +166,15 @@ class Game:
         for (var, t), digit, lits in zip(spec.params, digits, spec.literals):
             parts.append(f"{var}={self._render_digit(t, digit, lits)}")
         return " ".join(parts)
+
+    def action_params(self, action: int, state: State | None = None) -> Action | None:
+        """The structure of any action id, legal or not: the spec's action name and each
+        parameter's value (card kind and attributes, seat, cell, piece, literal); None for an
+        id that is no action of this game (a chance outcome, say). With ``state``, a piece's
+        owner, kind and cell are read there."""
+        if type(action) is not int:
+            action = action_id(action)  # IllegalActionError for what is not an id
+        return decode_action(self.link, action, state)
 
     def _render_digit(self, t: str, digit: int, literals: list[Any]) -> str:
         if t == "card":

@@ -51,7 +51,10 @@ def _redeal(state: State, seen: set[int], rng: random.Random, player: int) -> St
                 slots.append((z, i))
                 hidden.append(card)
     faces = [state.face[state.zones[z][i]] for z, i in slots]
-    hidden.sort()  # the sample must depend on what the player sees, not on where the cards really are
+    # the sample must depend on what the player sees, not on where the cards really are: sorted
+    # by kind (then id), the kinds dealt below are the same whichever copies the player sees
+    kind_of = state.game.cards.kind_of
+    hidden.sort(key=lambda card: (kind_of[card], card))
     rng.shuffle(hidden)
     for (z, i), card, face in zip(slots, hidden, faces):
         sample.zones[z][i] = card

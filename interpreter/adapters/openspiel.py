@@ -25,6 +25,12 @@ Observations come from ``state.observation(player)`` only (see ``encoding``):
   them apart. There is no information state tensor: a fixed-size perfect-recall tensor
   does not exist for games of unbounded length.
 
+Information-set search: ``state.resample_from_infostate(player, sampler)`` is a state the
+player cannot tell from this one (hidden cards redealt by ``sample_consistent``; nothing of
+the real past the player does not know is kept), so OpenSpiel's Python ``ISMCTSBot`` plays
+rulespec games. Its plain ``MCTSBot`` searches clones of the true state: it sees hidden cards.
+``state.legal_action_params()`` gives the structure of the legal actions (``Action``).
+
 Saving and loading never unpickles anything. ``state.serialize()`` is the engine's
 ``to_json``; ``game.deserialize_state(text)`` checks it (``StateError`` for anything that
 is not a state of this game) and replays its history, so the state it returns is one the
@@ -52,9 +58,12 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "the OpenSpiel adapter needs open_spiel and numpy: pip install 'rulespec[openspiel]' "
         "(or pip install open_spiel numpy)") from exc
 
+from ..actions import Action
+from ..budget import event_units
 from ..errors import InterpreterError, StateError
 from ..game import Game as InterpreterGame
 from ..game import load_game
+from ..sampling import sample_consistent
 from ..state import CHANCE, action_id
 from ..state import State as InterpreterState
 from ..visibility import seen_events
@@ -272,6 +281,27 @@ class _Recall:
         self.checkpoint = work
         self.upto = len(history)
 
+    def for_world(self, world: InterpreterState, player: int) -> _Recall:
+        """The recall of ``world``, a state sampled for ``player``: ``player``'s record is this
+        one's (they cannot tell the two apart); every other viewer's starts from what it sees of
+        the world, since its past there is unknown (and taking it from here would leak it)."""
+        other = _Recall.__new__(_Recall)
+        viewers = len(self.digest)
+        other.upto = len(world.history)
+        other.checkpoint = world.clone()
+        other.events_seen = len(world.events)
+        other.digest = [b""] * viewers
+        other.last = [""] * viewers
+        other.own = [[] for _ in range(viewers)]
+        other.digest[player] = self.digest[player]
+        other.last[player] = self.last[player]
+        other.own[player] = list(self.own[player])
+        for viewer in range(viewers):
+            if viewer != player:
+                other.last[viewer] = view_string(world.observation(viewer, events=False))
+                other._feed(viewer, "w" + other.last[viewer])
+        return other
+
     def to_data(self) -> dict[str, Any]:
         return {"upto": self.upto, "checkpoint": self.checkpoint.to_json(),
                 "digest": [d.hex() for d in self.digest], "last": list(self.last),
@@ -474,6 +504,39 @@ class RulespecState(pyspiel.State):
         digest = hashlib.sha1(s.to_json().encode()).hexdigest()[:16]
         return f"{s}\n  moves {len(s.history)}, state {digest}"
 
+    # ------------------------------------------------------------------ structured actions
+    def legal_action_params(self) -> list[Action]:
+        """The legal actions' structure (``interpreter.actions.Action``: the spec's action name
+        and each parameter's value), in the order of ``legal_actions()``; empty at chance nodes."""
+        return self._inner.state.legal_action_params()
+
+    def action_params(self, action: Any) -> Action | None:
+        """The structure of any action id (None for an id that is no action of the game)."""
+        state = self._inner.state
+        return state.game.action_params(action_id(action), state)
+
+    # ------------------------------------------------------------------ information-set search
+    def resample_from_infostate(self, player_id: Any, probability_sampler: Any) -> RulespecState:
+        """A state ``player_id`` cannot tell from this one, drawn at random: OpenSpiel's
+        ``ResampleFromInfostate``, which ``ISMCTSBot`` (``open_spiel.python.algorithms.ismcts``)
+        calls. ``probability_sampler`` is called once for a number in [0, 1) (OpenSpiel passes
+        a ``UniformProbabilitySampler``) that seeds the draw.
+
+        Everything hidden from the player is redealt (``sample_consistent``) and the sample
+        keeps nothing of the real match the player could not know: not the history (the
+        sample's ``history()`` starts empty, so it cannot be serialized and loaded back),
+        not the events addressed to others, not the others' private variables or their
+        observation histories. The player's information state string and view are the same
+        in the sample as here."""
+        game = self.get_game()
+        player = _seat(player_id, game.num_players())
+        real = self._inner.state
+        world = sample_consistent(real, player, _seed_from(probability_sampler))
+        _forget_the_past(world, player)
+        sample = RulespecState(game)
+        sample._inner = _Inner(self._inner.key, world, self._recall().for_world(world, player))
+        return sample
+
     # ------------------------------------------------------------------ observations
     def _recall(self) -> _Recall:
         inner = self._inner
@@ -481,6 +544,31 @@ class RulespecState(pyspiel.State):
             inner.recall = _Recall.start(_REGISTRY[inner.key].initial.clone())
         inner.recall.catch_up(inner.state)
         return inner.recall
+
+
+def _seat(player: Any, players: int) -> int:
+    if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or not 0 <= player < players:
+        raise ValueError(f"player {player!r} is not a seat of this game (0 to {players - 1})")
+    return int(player)
+
+
+def _seed_from(sampler: Any) -> int:
+    """A seed from one draw of an OpenSpiel probability sampler (a callable giving [0, 1))."""
+    if not callable(sampler):
+        raise TypeError("the probability sampler is a callable giving a number in [0, 1), "
+                        f"not {type(sampler).__name__}")
+    x = sampler()
+    if not isinstance(x, (int, float)) or isinstance(x, bool) or not 0 <= x < 1:
+        raise ValueError(f"the probability sampler gave {x!r}, not a number in [0, 1)")
+    return int(x * 2**53)
+
+
+def _forget_the_past(world: InterpreterState, player: int) -> None:
+    """Drop from a sampled world what ``player`` does not know of the real match's past: its
+    history (chance outcomes and others' moves) and the events addressed to others only."""
+    world.history = []
+    world.events = seen_events(world.events, player)
+    world.log_size = sum(event_units(e) for e in world.events)
 
 
 class RulespecObserver:

@@ -14,7 +14,9 @@ observation is ``{"observation": float32 vector, "action_mask": int8 vector}``: 
 is ``ViewEncoder`` of ``state.observation(seat)`` (seats relative to the observer), the
 mask marks the legal action ids (all zero for a seat that is not deciding). Rewards are
 the match returns, given once when the match ends. Chance is resolved inside the engine,
-from the seed given to ``reset``.
+from the seed given to ``reset``. The info of the agent to act has ``"legal_actions"``:
+the structure of each legal action (``interpreter.actions.Action.to_dict()``: id, the
+spec's action name, and each parameter's value), so a policy need not parse labels.
 """
 
 from __future__ import annotations
@@ -104,7 +106,7 @@ class RulespecAECEnv(AECEnv):
         if self.state.is_terminal():  # a match decided before anybody acts
             self._finish()
         else:
-            self.agent_selection = self.possible_agents[self.state.current_player()]
+            self._select_next()
 
     def observe(self, agent: str) -> dict[str, Any]:
         state = self._require_state()
@@ -131,9 +133,17 @@ class RulespecAECEnv(AECEnv):
         if state.is_terminal():
             self._finish()
         else:
-            self.agent_selection = self.possible_agents[state.current_player()]
+            self._select_next()
         if self.render_mode == "human":
             self.render()
+
+    def _select_next(self) -> None:
+        """The seat the rules wait for acts next; its info lists its legal actions' structure."""
+        state = self._require_state()
+        self.agent_selection = self.possible_agents[state.current_player()]
+        for info in self.infos.values():
+            info.pop("legal_actions", None)
+        self.infos[self.agent_selection]["legal_actions"] = [a.to_dict() for a in state.legal_action_params()]
 
     def _finish(self) -> None:
         state = self._require_state()
