@@ -2,6 +2,7 @@
 
     python benchmarks/serve_load.py                       # 50 seats, 60 s
     python benchmarks/serve_load.py --seats 10 --seconds 10
+    python benchmarks/serve_load.py --think 1             # each seat thinks 0-2 s before a move
 
 Starts the server in a subprocess on 127.0.0.1 (loopback only, a free port), then runs
 ``seats / 2`` tables of two people each (High Hand and Highjack in turn, 2 players, no bots):
@@ -130,7 +131,7 @@ def _check_view(view: dict[str, Any], seat: int, game: str, seen_log: dict[int, 
 
 
 async def _seat(base: str, token: str, seat: int, game: str, rng: random.Random, figures: Figures,
-                stop: float) -> None:
+                stop: float, think: float) -> None:
     import websockets
 
     seen_log: dict[int, str] = {}
@@ -149,6 +150,8 @@ async def _seat(base: str, token: str, seat: int, game: str, rng: random.Random,
                 return
             if view["actions"]:
                 action = rng.choice(view["actions"])["id"]
+                if think:
+                    await asyncio.sleep(rng.uniform(0, 2 * think))
                 answer = await _request(client, figures, "POST", f"/api/t/{token}/act", {"action": action})
                 if answer is not None:
                     figures.actions += 1
@@ -156,7 +159,7 @@ async def _seat(base: str, token: str, seat: int, game: str, rng: random.Random,
     await client.close()
 
 
-async def _table(base: str, index: int, figures: Figures, stop: float) -> None:
+async def _table(base: str, index: int, figures: Figures, stop: float, think: float) -> None:
     rng = random.Random(index)
     client = Client(base)
     k = 0
@@ -172,14 +175,14 @@ async def _table(base: str, index: int, figures: Figures, stop: float) -> None:
         first = await _request(client, figures, "GET", f"/api/t/{links['seats'][0]['token']}")
         game = first["layout"]["game"] if first else "?"
         await asyncio.gather(*(_seat(base, s["token"], s["seat"], game, random.Random(rng.random()),
-                                     figures, stop) for s in links["seats"]))
+                                     figures, stop, think) for s in links["seats"]))
         figures.matches_done += 1
 
 
-async def _run(base: str, seats: int, seconds: float) -> Figures:
+async def _run(base: str, seats: int, seconds: float, think: float) -> Figures:
     figures = Figures()
     stop = time.monotonic() + seconds
-    await asyncio.gather(*(_table(base, i, figures, stop) for i in range(seats // 2)))
+    await asyncio.gather(*(_table(base, i, figures, stop, think) for i in range(seats // 2)))
     return figures
 
 
@@ -192,9 +195,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seats", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--think", type=float, default=0.0, metavar="S",
+                        help="a seat waits a random 0 to 2*S seconds before each move, as a person would "
+                             "(default 0: every seat moves at once, the server saturated)")
     args = parser.parse_args(argv)
-    if not 2 <= args.seats <= 200 or not 1 <= args.seconds <= 600:
-        parser.error("--seats from 2 to 200, --seconds from 1 to 600")
+    if not 2 <= args.seats <= 200 or not 1 <= args.seconds <= 600 or not 0 <= args.think <= 60:
+        parser.error("--seats from 2 to 200, --seconds from 1 to 600, --think from 0 to 60")
     port = _free_port()
     command = [sys.executable, "-m", "interpreter", "serve", *(p for _, p in SPECS), "--host", "127.0.0.1",
                "--port", str(port), "--bot-delay", "0", "--max-matches", str(args.seats * 4), "--idle", "120"]
@@ -208,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         base = f"http://127.0.0.1:{port}"
         started = time.monotonic()
-        figures = asyncio.run(_run(base, args.seats, args.seconds))
+        figures = asyncio.run(_run(base, args.seats, args.seconds, args.think))
         elapsed = time.monotonic() - started
     finally:
         server.terminate()
@@ -217,7 +223,8 @@ def main(argv: list[str] | None = None) -> int:
         except subprocess.TimeoutExpired:
             server.kill()
     times = figures.times
-    print(f"{args.seats} seats for {elapsed:.0f} s on {os.cpu_count()} cores: {len(times)} requests "
+    print(f"{args.seats} seats (think {args.think:g} s) for {elapsed:.0f} s on {os.cpu_count()} cores: "
+          f"{len(times)} requests "
           f"({len(times) / elapsed:.0f}/s), {figures.actions} actions, {figures.frames} WebSocket frames, "
           f"{figures.matches_done} matches finished")
     if times:
