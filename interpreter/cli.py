@@ -226,7 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "definition, find references and an outline of each spec. Needs "
                                      "pip install 'rulespec[lsp]'.")
     lsp.add_argument("--debounce", type=_debounce, default=100, metavar="MS",
-                     help="milliseconds without a change before a document is checked again (default 100)")
+                     help="changes closer together than this are checked once, after the last (default 100)")
     _add_root(lsp, "`extends:`")
     return parser
 

@@ -104,9 +104,20 @@ def hover(analysis: Analysis, offset: int) -> tuple[str, tuple[int, int]] | None
     if symbol is None:
         return None
     text = _describe(analysis, symbol, occ)
-    if occ is not None and occ.type and symbol.kind not in ("builtin", "card"):
-        text += f"\n\ntype: `{occ.type}` ({T.describe(occ.type)})"
+    type_ = _type_of(analysis, symbol, occ)
+    if type_ and symbol.kind not in ("builtin", "card", "local", "option"):
+        text += f"\n\ntype: `{type_}` ({T.describe(type_)})"
     return (text, word) if text else None
+
+
+def _type_of(analysis: Analysis, symbol: Symbol, occ: Occurrence | None) -> str | None:
+    """The type the checker gave this use of the name, else the type its declaration says."""
+    if occ is not None and occ.type:
+        return occ.type
+    body = analysis.names.of(symbol.kind).get(symbol.name)
+    if occ is not None and symbol.kind == "variable" and isinstance(body, dict):
+        return T.VARIABLE_TYPES.get(str(body.get("type")))
+    return None
 
 
 def _key_doc(analysis: Analysis, word: tuple[int, int]) -> str | None:
@@ -130,8 +141,10 @@ def _describe(analysis: Analysis, symbol: Symbol, occ: Occurrence | None) -> str
     kind, name = symbol
     body = analysis.names.of(kind).get(name)
     if kind == "builtin":
-        head = f"```\n{signature(name)}\n```" if name in T.FUNCTIONS else f"`{name}`: {T.BUILTIN_NAMES.get(name, '')}"
-        return f"{head}\n\n{load_reference().builtin(name) or ''}".strip()
+        doc = load_reference().builtin(name) or ""
+        if name in T.FUNCTIONS:
+            return f"```\n{signature(name)}\n```\n\n{doc}".strip()
+        return doc or f"`{name}`: {T.BUILTIN_NAMES.get(name, T.AGGREGATES.get(name, ''))}"
     if kind == "statement":
         return load_reference().statements.get(name, "")
     if kind == "card":
