@@ -81,8 +81,9 @@ def position_of(text: str, needle: str, offset: int = 0) -> tuple[int, int]:
 class Session:
     """One `rulespec lsp` process and a pygls client talking to it."""
 
-    def __init__(self, *args: str):
+    def __init__(self, *args: str, encodings: list[str] | None = None):
         self.args = args
+        self.encodings = encodings  # the position encodings the client offers (None: UTF-16 only)
         self.L = lsp()
         self.published: dict[str, list[Any]] = {}
         self.arrived = asyncio.Event()
@@ -100,8 +101,9 @@ class Session:
 
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         await self.client.start_io(sys.executable, "-m", "interpreter.cli", "lsp", *self.args, cwd=str(ROOT), env=env)
+        general = L.GeneralClientCapabilities(position_encodings=self.encodings) if self.encodings else None
         self.capabilities = (await asyncio.wait_for(self.client.initialize_async(
-            L.InitializeParams(capabilities=L.ClientCapabilities())), TIMEOUT)).capabilities
+            L.InitializeParams(capabilities=L.ClientCapabilities(general=general))), TIMEOUT)).capabilities
         self.client.initialized(L.InitializedParams())
         return self
 
@@ -150,7 +152,7 @@ def run(scenario: Callable[[], Awaitable[None]]) -> None:
 
 def on_spec(tmp_path: Path, scenario: Callable[[Session, str], Awaitable[None]], *args: str) -> None:
     """Run ``scenario(session, uri)`` with SPEC open (and checked: no problems) in `rulespec lsp ARGS`."""
-    path = tmp_path / "spec.yaml"
+    path = tmp_path / "my spec.yaml"  # a space: quoted in its URI
     path.write_text(SPEC, encoding="utf-8")
 
     async def opened() -> None:
@@ -182,6 +184,10 @@ def validate_problems(path: Path, reported: Path | None = None) -> list[tuple[in
 def utf16_column(text: str, line: int, col: int) -> int:
     """The LSP column of the compiler's 1-based (line, col)."""
     return len(text.splitlines()[line - 1][: col - 1].encode("utf-16-le")) // 2
+
+
+def utf8_column(text: str, line: int, col: int) -> int:
+    return len(text.splitlines()[line - 1][: col - 1].encode("utf-8"))
 
 
 # ---------------------------------------------------------------------------------- the command
@@ -248,6 +254,23 @@ def test_a_broken_spec_gets_the_problems_of_rulespec_validate_and_a_fix_clears_t
             assert all(d.severity == s.L.DiagnosticSeverity.Error and d.source == "rulespec" for d in got)
             s.change(uri, 2, SPEC)
             assert await s.diagnostics(uri, 2) == []
+
+    run(scenario)
+
+
+@pytest.mark.parametrize("offered", [["utf-8", "utf-16"], ["utf-32"]])
+def test_columns_are_counted_in_the_encoding_the_client_prefers(tmp_path: Path, offered: list[str]):
+    path = tmp_path / "broken.yaml"
+    path.write_text(BROKEN, encoding="utf-8")
+    column = utf8_column if offered[0] == "utf-8" else (lambda text, line, col: col - 1)
+
+    async def scenario() -> None:
+        async with Session(encodings=offered) as s:
+            assert s.capabilities.position_encoding == offered[0]
+            uri = s.open(path)
+            got = await s.diagnostics(uri, 1)
+            assert sorted((d.range.start.line, d.range.start.character) for d in got) == sorted(
+                (line - 1, column(BROKEN, line, col)) for line, col, _ in validate_problems(path))
 
     run(scenario)
 

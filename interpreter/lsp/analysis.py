@@ -239,11 +239,12 @@ def _card_entries(model: SpecModel, attr_types: dict[str, str]) -> dict[str, tup
 class Analysis:
     """One version of an open document: its problems, names and (when it compiles) index."""
 
-    def __init__(self, text: str, path: str, root: str | None = None):
+    def __init__(self, text: str, path: str, root: str | None = None, encoding: str = "utf-16"):
         self.text = text
         self.path = path
         self.root = root
-        self.map = TextMap(text)
+        self.encoding = encoding  # of the editor's columns
+        self.map = TextMap(text, encoding)
         self.gamedef: GameDef | None = None
         self.sources: dict[str, str] = {path: text}
 
@@ -286,7 +287,7 @@ class Analysis:
         text = self.sources.get(path)
         if text is None:
             return None
-        return TextMap(text)
+        return TextMap(text, self.encoding)
 
     # ---- problems
     def _problem(self, diag: Diagnostic) -> Problem:

@@ -11,6 +11,7 @@ import asyncio
 import logging
 import os
 from typing import Any
+from urllib.parse import unquote
 
 from lsprotocol import types as L
 from pygls import uris
@@ -70,7 +71,13 @@ class SpecServer(LanguageServer):
             return known
         if check:
             return self.check(uri)
-        return Analysis(text, self.path_of(uri), self.root)
+        return Analysis(text, self.path_of(uri), self.root, self.encoding)
+
+    @property
+    def encoding(self) -> str:
+        """The position encoding agreed with the client (UTF-16 unless it offered another first)."""
+        encoding = getattr(self.workspace, "position_encoding", None) or "utf-16"
+        return str(getattr(encoding, "value", encoding))
 
     def check(self, uri: str) -> Analysis:
         """Compile the document now and publish its diagnostics."""
@@ -78,7 +85,7 @@ class SpecServer(LanguageServer):
         if timer is not None:
             timer.cancel()
         document = self.workspace.get_text_document(uri)
-        analysis = Analysis(document.source, self.path_of(uri), self.root)
+        analysis = Analysis(document.source, self.path_of(uri), self.root, self.encoding)
         try:
             problems = analysis.check()
         except Exception as exc:  # a bug in the compiler must not stop the server
@@ -109,7 +116,7 @@ class SpecServer(LanguageServer):
 
     def _check_quietly(self, uri: str) -> None:
         self._timers.pop(uri, None)
-        if uri in self.workspace.text_documents:
+        if unquote(uri) in self.workspace.text_documents:  # the workspace keeps unquoted URIs
             self.check(uri)
 
     def forget(self, uri: str) -> None:

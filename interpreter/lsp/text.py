@@ -2,8 +2,8 @@
 
 The compiler counts 1-based lines (split where YAML splits them) and 1-based columns in
 characters; the Language Server Protocol counts 0-based lines (split at ``\\n``, ``\\r\\n``
-and ``\\r`` only) and columns in UTF-16 code units. Everything goes through an offset
-into the text.
+and ``\\r`` only) and columns in the code units the client and server agreed on (UTF-16
+unless the client offers UTF-8 or UTF-32). Everything goes through an offset into the text.
 """
 
 from __future__ import annotations
@@ -13,17 +13,21 @@ from bisect import bisect_right
 
 from rulespec.errors import _LINE_BREAK as _YAML_BREAK  # the one definition of YAML's line breaks
 
-__all__ = ["TextMap", "word_at", "WORD"]
+__all__ = ["TextMap", "word_at", "WORD", "ENCODINGS"]
 
 _LSP_BREAK = re.compile("\r\n|\r|\n")
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+ENCODINGS = ("utf-16", "utf-8", "utf-32")  # the position encodings of the protocol
+
+
 class TextMap:
     """Offsets, compiler positions and editor positions of one text."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, encoding: str = "utf-16"):
         self.text = text
+        self.encoding = encoding if encoding in ENCODINGS else "utf-16"
         self._yaml_starts = [0] + [m.end() for m in _YAML_BREAK.finditer(text)]
         self._lsp_starts = [0] + [m.end() for m in _LSP_BREAK.finditer(text)]
 
@@ -40,11 +44,11 @@ class TextMap:
         index = bisect_right(self._yaml_starts, offset) - 1
         return index + 1, offset - self._yaml_starts[index] + 1
 
-    # ---- the editor's positions (0-based line, UTF-16 code units)
+    # ---- the editor's positions (0-based line, code units of the encoding)
     def lsp_position(self, offset: int) -> tuple[int, int]:
         index = bisect_right(self._lsp_starts, offset) - 1
         start = self._lsp_starts[index]
-        return index, _utf16_len(self.text[start:offset])
+        return index, sum(self._units(ch) for ch in self.text[start:offset])
 
     def lsp_offset(self, line: int, character: int) -> int:
         if line < 0:
@@ -57,8 +61,15 @@ class TextMap:
         for i in range(start, end):
             if units >= character:
                 return i
-            units += 2 if ord(self.text[i]) > 0xFFFF else 1
+            units += self._units(self.text[i])
         return end
+
+    def _units(self, ch: str) -> int:
+        if self.encoding == "utf-16":
+            return 2 if ord(ch) > 0xFFFF else 1
+        if self.encoding == "utf-8":
+            return len(ch.encode("utf-8", "surrogatepass"))
+        return 1
 
     def lsp_line(self, line: int) -> str:
         if not 0 <= line < len(self._lsp_starts):
@@ -81,10 +92,6 @@ class TextMap:
         while end > starts[index] and self.text[end - 1] in breaks:
             end -= 1
         return end
-
-
-def _utf16_len(text: str) -> int:
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
 
 
 def word_at(text: str, offset: int) -> tuple[int, int] | None:
