@@ -54,7 +54,8 @@ round:
     - deal 1 from deck to hand
   turn:
     - call score(current)
-    - played += 1
+    - if: "count([c for c in hand(current) if c.name == 'Ace']) > 0"
+      then: [played += 1]
     - end round
 match:
   end_when: round >= option.rounds
@@ -340,6 +341,10 @@ def test_completion_of_card_attributes_statements_builtins_and_yaml_keys(tmp_pat
         expected = {"shuffle", "move", "deal", "call", "deck", "hand", "count", "players", "if", "choose"}
         assert expected <= set(labels)
         assert labels["count"].detail == "count(zone|list[any]) -> int"
+        card = SPEC.replace("c.name == 'Ace'", "c.name == '")
+        s.change(uri, 5, card)
+        result = await s.ask(s.client.text_document_completion_async, uri, position_of(card, "== '", 4))
+        assert sorted(i.label for i in result.items) == ["Ace", "Two"]  # from the last text that compiled
         s.change(uri, 4, top_key)
         result = await s.ask(s.client.text_document_completion_async, uri, position_of(top_key, "\nro", 3))
         assert {i.label for i in result.items} == set(json.loads(
@@ -399,8 +404,11 @@ def test_go_to_definition_and_references_of_a_procedure(tmp_path: Path):
             [position_of(SPEC, "score(p):"), position_of(SPEC, "score(current)")])
         assert await definition_of(s, uri, "hand(p))", 1) == position_of(SPEC, "hand: {")
         assert await references_of(s, uri, "hand: {", False) == sorted(
-            [position_of(SPEC, "hand(p))"), position_of(SPEC, "hand\n")])
+            [position_of(SPEC, "hand(p))"), position_of(SPEC, "hand\n"), position_of(SPEC, "hand(current)")])
         assert await definition_of(s, uri, "option.rounds", 9) == position_of(SPEC, "rounds: {")
+        assert await definition_of(s, uri, "'Ace'", 1) == position_of(SPEC, "{name: Ace")
+        ace = await s.ask(s.client.text_document_hover_async, uri, position_of(SPEC, "'Ace'", 1))
+        assert ace.contents.value == "**card** `Ace`\n\npoints: `11`"
 
     on_spec(tmp_path, scenario)
 
@@ -460,6 +468,18 @@ def test_every_builtin_and_statement_has_documentation_and_it_is_the_pages():
     for name in T.BUILTIN_NAMES:
         row = re.search(rf"^\| `{name}` \| ([^|]*) \| (.*) \|$", LANGUAGE_MD, re.M)
         assert row is not None and ref.names[name] == f"`{name}`: {row.group(1)} — {row.group(2)}"
+
+
+def test_warnings_are_warnings_and_hints_follow_the_message():
+    L = lsp()
+    from interpreter.lsp.analysis import Analysis
+    from interpreter.lsp.server import _SEVERITY
+    from rulespec.errors import Diagnostic, SourceSpan
+
+    analysis = Analysis("a: bc\n", "spec.yaml")
+    problem = analysis.problem(Diagnostic(SourceSpan("spec.yaml", 1, 4), "a warning", "a hint", "warning"))
+    assert (problem.start, problem.end, problem.message) == ((0, 3), (0, 5), "a warning\nhint: a hint")
+    assert _SEVERITY[problem.severity] == L.DiagnosticSeverity.Warning
 
 
 def test_positions_convert_between_the_compiler_and_the_editor():

@@ -254,7 +254,7 @@ class Analysis:
             self.gamedef = compile_text(self.text, self.path, self.root)
         except SpecError as error:
             self.sources.update(error.sources)
-            return [self._problem(d) for d in error.diagnostics]
+            return [self.problem(d) for d in error.diagnostics]
         self.sources.update(self.gamedef.sources)
         return []
 
@@ -290,7 +290,8 @@ class Analysis:
         return TextMap(text, self.encoding)
 
     # ---- problems
-    def _problem(self, diag: Diagnostic) -> Problem:
+    def problem(self, diag: Diagnostic) -> Problem:
+        """A compiler diagnostic in the editor's terms (one in a base file: on the `extends` line)."""
         message = diag.message + (f"\nhint: {diag.hint}" if diag.hint else "")
         severity = diag.severity if diag.severity in SEVERITIES else "error"
         span = diag.span

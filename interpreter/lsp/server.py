@@ -57,6 +57,7 @@ class SpecServer(LanguageServer):
         self.last_good: dict[str, Analysis] = {}  # uri -> the last analysis that compiled
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._checked_at: dict[str, float] = {}  # uri -> when its last check ended (event loop time)
+        self._drafts: dict[str, Analysis] = {}  # uri -> the analysis of a text not checked yet (while typing)
 
     # ---- documents
     def path_of(self, uri: str) -> str:
@@ -71,7 +72,10 @@ class SpecServer(LanguageServer):
             return known
         if check:
             return self.check(uri)
-        return Analysis(text, self.path_of(uri), self.root, self.encoding)
+        draft = self._drafts.get(uri)
+        if draft is None or draft.text != text:  # read once per text, whatever is asked of it
+            draft = self._drafts[uri] = Analysis(text, self.path_of(uri), self.root, self.encoding)
+        return draft
 
     @property
     def encoding(self) -> str:
@@ -126,6 +130,7 @@ class SpecServer(LanguageServer):
         self.checked.pop(uri, None)
         self.last_good.pop(uri, None)
         self._checked_at.pop(uri, None)
+        self._drafts.pop(uri, None)
         self.text_document_publish_diagnostics(L.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     # ---- conversions
