@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
 
@@ -172,25 +173,22 @@ def _document_symbol(tm: Any, symbol: OutlineSymbol) -> L.DocumentSymbol:
                             children=[_document_symbol(tm, c) for c in symbol.children] or None)
 
 
+def _on_document(act: Callable[[SpecServer, str], Any]) -> Callable[[SpecServer, Any], None]:
+    """A handler of a document notification (open, change, save, close) that does ``act`` with its URI."""
+    def handler(ls: SpecServer, params: Any) -> None:
+        act(ls, params.text_document.uri)
+
+    return handler
+
+
 def create_server(root: str | None = None, debounce: float = DEBOUNCE) -> SpecServer:
     """A server with every feature registered (not started)."""
     server = SpecServer(root, debounce)
 
-    @server.feature(L.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(ls: SpecServer, params: L.DidOpenTextDocumentParams) -> None:
-        ls.check(params.text_document.uri)
-
-    @server.feature(L.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: SpecServer, params: L.DidChangeTextDocumentParams) -> None:
-        ls.schedule(params.text_document.uri)
-
-    @server.feature(L.TEXT_DOCUMENT_DID_SAVE)
-    def did_save(ls: SpecServer, params: L.DidSaveTextDocumentParams) -> None:
-        ls.check(params.text_document.uri)
-
-    @server.feature(L.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(ls: SpecServer, params: L.DidCloseTextDocumentParams) -> None:
-        ls.forget(params.text_document.uri)
+    documents = ((L.TEXT_DOCUMENT_DID_OPEN, SpecServer.check), (L.TEXT_DOCUMENT_DID_SAVE, SpecServer.check),
+                 (L.TEXT_DOCUMENT_DID_CHANGE, SpecServer.schedule), (L.TEXT_DOCUMENT_DID_CLOSE, SpecServer.forget))
+    for method, act in documents:
+        server.feature(method)(_on_document(act))
 
     @server.feature(L.TEXT_DOCUMENT_COMPLETION, L.CompletionOptions(trigger_characters=[".", " ", "(", "'"]))
     def on_completion(ls: SpecServer, params: L.CompletionParams) -> L.CompletionList:
