@@ -345,6 +345,10 @@ def test_completion_of_card_attributes_statements_builtins_and_yaml_keys(tmp_pat
         s.change(uri, 5, card)
         result = await s.ask(s.client.text_document_completion_async, uri, position_of(card, "== '", 4))
         assert sorted(i.label for i in result.items) == ["Ace", "Two"]  # from the last text that compiled
+        unreadable = SPEC.replace("    - end round\n", "    - 'unclosed + ha\n")  # not YAML: the names it had
+        s.change(uri, 6, unreadable)
+        result = await s.ask(s.client.text_document_completion_async, uri, position_of(unreadable, "+ ha", 4))
+        assert {"hand", "deck", "played"} <= {i.label for i in result.items}
         s.change(uri, 4, top_key)
         result = await s.ask(s.client.text_document_completion_async, uri, position_of(top_key, "\nro", 3))
         assert {i.label for i in result.items} == set(json.loads(
@@ -377,6 +381,9 @@ def test_hover_on_a_builtin_shows_its_documentation_from_language_md(tmp_path: P
         name = await s.ask(s.client.text_document_hover_async, uri, position_of(SPEC, "played +=", 1))
         assert name.contents.value.startswith("**variable** `played`")
         assert "type: `int` (a whole number)" in name.contents.value
+        zones = await s.ask(s.client.text_document_hover_async, uri, position_of(SPEC, "zones:", 1))
+        schema = json.loads((ROOT / "rulespec" / "schema.json").read_text(encoding="utf-8"))
+        assert zones.contents.value == f"`zones`: {schema['properties']['zones']['description']}"
         builtin = await s.ask(s.client.text_document_hover_async, uri, position_of(SPEC, "round >=", 1))
         assert builtin.contents.value == "`round`: int — " + re.search(
             r"^\| `round` \| int \| (.*) \|$", LANGUAGE_MD, re.M).group(1)  # type: ignore[union-attr]

@@ -43,6 +43,8 @@ def complete(analysis: Analysis, line: int, character: int, last_good: Analysis 
     prefix = analysis.text[tm.line_start(offset):offset]
     if _in_comment(prefix):
         return []
+    if analysis.data is None and last_good is not None:  # the YAML does not read now: the names it had
+        analysis.names = last_good.names
     place = place_at(tm, line, prefix)
     items = _yaml_items(place)
     node = schema_node(place.path + ((place.key,) if place.key is not None else ()))

@@ -98,9 +98,9 @@ def hover(analysis: Analysis, offset: int) -> tuple[str, tuple[int, int]] | None
     symbol, occ, word = symbol_at(analysis, offset)
     if word is None:
         return None
-    key_doc = _key_doc(analysis, word)
-    if key_doc and occ is None:
-        return key_doc, word
+    if occ is None and _is_key(analysis, word) and not _declared_at(analysis, symbol, word):
+        doc = _key_doc(analysis, word)
+        return (doc, word) if doc else None
     if symbol is None:
         return None
     text = _describe(analysis, symbol, occ)
@@ -120,12 +120,21 @@ def _type_of(analysis: Analysis, symbol: Symbol, occ: Occurrence | None) -> str 
     return None
 
 
+def _is_key(analysis: Analysis, word: tuple[int, int]) -> bool:
+    return re.match(r"[ \t]*:(\s|$)", analysis.text[word[1]:word[1] + 40] + "\n") is not None
+
+
+def _declared_at(analysis: Analysis, symbol: Symbol | None, word: tuple[int, int]) -> bool:
+    """Is ``word`` the key that declares ``symbol`` (a name of `options:`, `zones:`, ...)?"""
+    index = analysis.index
+    found = (index.definitions if index is not None else analysis.names.definitions).get(symbol) if symbol else None
+    return found is not None and found.path == analysis.path and \
+        analysis.map.offset_of(found.line, found.col) == word[0]
+
+
 def _key_doc(analysis: Analysis, word: tuple[int, int]) -> str | None:
     """The schema's description of a YAML key (a statement's documentation for `if:`, `for:`, ...)."""
     text = analysis.text
-    rest = text[word[1]:word[1] + 3]
-    if not re.match(r"[ \t]*:(\s|$)", rest + "\n"):
-        return None
     before = text[analysis.map.line_start(word[0]):word[0]]
     place = place_at(analysis.map, analysis.map.lsp_position(word[0])[0], before)
     if place.key is not None:
