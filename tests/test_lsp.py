@@ -11,6 +11,7 @@ import io
 import json
 import os
 import re
+import subprocess
 import sys
 import tomllib
 from collections.abc import Awaitable, Callable
@@ -454,6 +455,22 @@ def test_hostile_and_half_written_text_gets_answers_not_a_crash(tmp_path: Path):
             assert await s.diagnostics(uri, len(texts))  # the last text's problems
 
     run(scenario)
+
+
+def test_malformed_messages_are_one_line_on_stderr_and_the_server_goes_on():
+    lsp()
+    valid = [{"id": 2, "method": "initialize", "params": {"capabilities": {}}}, {"id": 3, "method": "shutdown"},
+             {"method": "exit"}]
+    messages = [b"{}", b"not json", b'{"jsonrpc": "2.0", "id": 1, "method": "nonsense", "params": 5}'] + [
+        json.dumps({"jsonrpc": "2.0", **m}).encode() for m in valid]
+    data = b"".join(b"Content-Length: %d\r\n\r\n%s" % (len(m), m) for m in messages)
+    env = {k: v for k, v in os.environ.items() if k != "RULESPEC_DEBUG"}
+    result = subprocess.run([sys.executable, "-m", "interpreter.cli", "lsp"], input=data, capture_output=True,
+                            timeout=TIMEOUT, cwd=ROOT, env=dict(env, PYTHONPATH=str(ROOT)))
+    assert b'"id": 2, "result": {"capabilities"' in result.stdout.replace(b'"jsonrpc": "2.0", ', b"")
+    assert b"Traceback" not in result.stderr
+    assert all(line.startswith(b"rulespec lsp: ") for line in result.stderr.splitlines()), result.stderr
+    assert result.returncode == 0
 
 
 # ---------------------------------------------------------------------------------- one source of documentation

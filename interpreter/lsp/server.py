@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
@@ -231,7 +232,28 @@ def create_server(root: str | None = None, debounce: float = DEBOUNCE) -> SpecSe
     return server
 
 
+class _OneLine(logging.Formatter):
+    """Log records as one line each on stderr (the editor's log of the server): no tracebacks."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = f"rulespec lsp: {record.levelname.lower()}: {record.getMessage()}"
+        error = record.exc_info[1] if record.exc_info else None
+        if error is not None:
+            text += f" ({type(error).__name__}: {error})"
+        return " ".join(text.split())
+
+
+def _log_to_stderr() -> None:
+    if os.environ.get("RULESPEC_DEBUG"):  # as the command line: the tracebacks only when asked for
+        logging.basicConfig(level=logging.INFO)
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine())
+    logging.basicConfig(level=logging.WARNING, handlers=[handler], force=True)
+
+
 def serve(root: str | None = None, debounce: float = DEBOUNCE) -> int:
     """Run the server on standard input and output until the client says exit."""
+    _log_to_stderr()
     create_server(root, debounce).start_io()
     return 0
