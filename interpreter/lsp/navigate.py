@@ -284,7 +284,7 @@ def _children(analysis: Analysis, mapping: PosDict, end: int, top: bool = False)
         kind = "section" if top else "key"
         children: list[OutlineSymbol] = []
         if top and key in SECTION_KINDS and isinstance(value, PosDict):
-            children = [replace_kind(c, SECTION_KINDS[key]) for c in _children(analysis, value, stop)]
+            children = [_with_kind(c, SECTION_KINDS[key]) for c in _children(analysis, value, stop)]
         elif top and key == "round" and isinstance(value, PosDict):
             children = _children(analysis, value, stop) + _phases(analysis, value.get("phases"), stop)
         out.append(OutlineSymbol(key.split("(")[0], kind, start, max(stop, start + len(key)), start + len(key),
@@ -292,7 +292,7 @@ def _children(analysis: Analysis, mapping: PosDict, end: int, top: bool = False)
     return out
 
 
-def replace_kind(symbol: OutlineSymbol, kind: str) -> OutlineSymbol:
+def _with_kind(symbol: OutlineSymbol, kind: str) -> OutlineSymbol:
     return OutlineSymbol(symbol.name, kind, symbol.start, symbol.end, symbol.name_end, ())
 
 
