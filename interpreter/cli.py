@@ -9,6 +9,7 @@
     rulespec replay LOG                replay and check a match log (interpreter.replay)
     rulespec compile FILE              compile for a player count; --show-python prints the generated code
     rulespec serve [FILE...]           the browser playground: editor, tables, replays (interpreter.serve)
+    rulespec lsp                       a language server for editors, on stdin/stdout (needs the lsp extra)
 
 Exit status: 0 success; 1 an invalid spec, a rule failing while playing, a log that cannot be
 read or differs from its replay, or a file that cannot be read or written; 2 a usage error
@@ -111,6 +112,10 @@ def _jobs(text: str) -> int:
 
 def _match(text: str) -> int:
     return _whole(text, "the match number", 0, 2**63 - 1)
+
+
+def _debounce(text: str) -> int:
+    return _whole(text, "the debounce delay", 0, 60_000)
 
 
 def _shown(text: str, limit: int = 40) -> str:
@@ -224,6 +229,15 @@ def build_parser() -> argparse.ArgumentParser:
     compile_.add_argument("--show-python", action="store_true", help="print the generated Python code")
     _add_root(compile_, "`extends:`")
     _add_serve_parser(sub)
+
+    lsp = sub.add_parser("lsp", help="a language server for editors (stdio; needs the lsp extra)",
+                         description="Speak the Language Server Protocol on standard input and output: "
+                                     "the problems of `rulespec validate` as you type, completion, hover, go to "
+                                     "definition, find references and an outline of each spec. Needs "
+                                     "pip install 'rulespec[lsp]'.")
+    lsp.add_argument("--debounce", type=_debounce, default=100, metavar="MS",
+                     help="changes closer together than this are checked once, after the last (default 100)")
+    _add_root(lsp, "`extends:`")
     return parser
 
 
@@ -825,6 +839,19 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO
     return status
 
 
+def cmd_lsp(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
+    root = _root(args)
+    try:
+        from .lsp.server import serve
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in ("pygls", "lsprotocol", "cattrs"):
+            raise
+        raise CliError("rulespec lsp needs pygls and lsprotocol: pip install 'rulespec[lsp]'") from None
+    return serve(root=root, debounce=args.debounce / 1000)
+
+
+
+
 # ---------------------------------------------------------------------- serve
 
 
@@ -867,7 +894,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO)
 
 COMMANDS = {"validate": cmd_validate, "schema": cmd_schema, "play": cmd_play, "simulate": cmd_simulate,
             "describe": cmd_describe, "replay": cmd_replay, "compile": cmd_compile, "serve": cmd_serve,
-            "sweep": cmd_sweep}
+            "sweep": cmd_sweep, "lsp": cmd_lsp}
 
 
 def _tolerant(stream: Any) -> None:
