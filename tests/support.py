@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import signal
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -18,7 +18,7 @@ from interpreter.state import State, move_card
 
 __all__ = [
     "card_ids", "zone_index", "set_zone", "place_piece", "labels", "act", "play_random", "zone_names",
-    "cell_index", "played", "play_until", "inside_an_effect", "bounded", "Hang",
+    "cell_index", "played", "play_until", "inside_an_effect", "bounded", "Hang", "lockstep",
 ]
 
 
@@ -182,3 +182,47 @@ def bounded(seconds: int) -> Iterator[None]:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
         assert not fired, f"took more than {seconds} s"
+
+
+def uniform_choice(options: list[int], rng: random.Random) -> int:
+    """The lockstep's default choice: uniformly among the options."""
+    return options[rng.randrange(len(options))]
+
+
+Choose = Callable[[list[int], random.Random], int]
+
+
+def lockstep(ours: Any, theirs: Any, rng: random.Random, where: str,
+             choose: Choose = uniform_choice) -> Iterator[tuple[int, int, list[int]]]:
+    """Play our OpenSpiel-adapted state ``ours`` and OpenSpiel's ``theirs`` with the same actions
+    to the end, checking at every node that both have the same current player and legal action
+    ids (a chance node's too), and at a chance node the same outcomes in the same order with the
+    same probabilities (to 12 places).
+
+    Yields ``(player, action, options)`` before applying ``action`` to both (first ours, then
+    theirs), so the caller can check labels and count things on the states as they are;
+    ``options`` are OpenSpiel's legal ids or, at a chance node, its outcome ids in its order,
+    and ``action`` is ``choose(options, rng)``. Ends asserting that ours is terminal too.
+    ``where`` (e.g. "seed 3") starts every failure message.
+    """
+    step = 0
+    while not theirs.is_terminal():
+        at = f"{where}, step {step}"
+        assert not ours.is_terminal(), f"{where}: ours ended early at step {step}"
+        player = theirs.current_player()
+        assert ours.current_player() == player, at
+        legal = theirs.legal_actions()
+        assert ours.legal_actions() == legal, at
+        if theirs.is_chance_node():
+            outcomes = theirs.chance_outcomes()
+            assert [(o, round(p, 12)) for o, p in ours.chance_outcomes()] == \
+                [(o, round(p, 12)) for o, p in outcomes], at
+            options = [o for o, _ in outcomes]
+        else:
+            options = legal
+        action = choose(options, rng)
+        yield player, action, options
+        ours.apply_action(action)
+        theirs.apply_action(action)
+        step += 1
+    assert ours.is_terminal(), f"{where}: OpenSpiel ended, ours did not"

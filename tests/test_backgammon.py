@@ -23,6 +23,7 @@ import yaml
 
 import interpreter
 from tests.conftest import GAMES, require
+from tests.support import lockstep
 
 SPEC = (GAMES / "backgammon.yaml").read_text(encoding="utf-8")
 
@@ -376,32 +377,16 @@ def test_backgammon_matches_openspiel_move_for_move(options, games, every_label)
     results: dict[tuple[float, ...], int] = {}
     steps = doubles = hits = 0
     for seed in range(games):
-        rng = random.Random(seed)
         a, b = ours.new_initial_state(), theirs.new_initial_state()
-        while not b.is_terminal():
-            assert not a.is_terminal(), f"seed {seed}: ours ended early at step {steps}"
-            player = b.current_player()
-            assert a.current_player() == player, f"seed {seed}, step {steps}"
-            if b.is_chance_node():
-                outcomes = b.chance_outcomes()
-                assert [(o, round(p, 12)) for o, p in a.chance_outcomes()] == \
-                    [(o, round(p, 12)) for o, p in outcomes], f"seed {seed}, step {steps}"
-                chosen = outcomes[rng.randrange(len(outcomes))][0]
-                shown = [chosen]
-            else:
-                legal = b.legal_actions()
-                assert a.legal_actions() == legal, f"seed {seed}, step {steps}"
-                chosen = legal[rng.randrange(len(legal))]
-                shown = legal if seed < every_label else [chosen]
+        previous = -1  # no mover yet
+        for player, chosen, offered in lockstep(a, b, random.Random(seed), f"seed {seed}"):
+            shown = offered if player >= 0 and seed < every_label else [chosen]
             for x in shown:
                 assert a.action_to_string(player, x) == their_label(b, player, x), f"seed {seed}, step {steps}"
-            label = b.action_to_string(player, chosen)
-            hits += "*" in label
-            a.apply_action(chosen)
-            b.apply_action(chosen)
-            doubles += player >= 0 and not b.is_terminal() and b.current_player() == player
+            hits += "*" in b.action_to_string(player, chosen)
+            doubles += previous >= 0 and player == previous  # the last mover moves again
+            previous = player
             steps += 1
-        assert a.is_terminal(), f"seed {seed}: OpenSpiel ended, ours did not"
         assert a.returns() == b.returns(), f"seed {seed}"
         results[tuple(b.returns())] = results.get(tuple(b.returns()), 0) + 1
     assert steps > 20 * games and doubles > games / 2 and hits > games / 2

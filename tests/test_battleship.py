@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
 import pytest
 
 import interpreter
 from tests.conftest import GAMES, require
+from tests.support import lockstep
 
 SPEC = str(GAMES / "battleship.yaml")
 
@@ -303,9 +305,21 @@ CASES = [
 OUTCOME = {"W": "water", "H": "hit", "S": "sunk"}
 
 
+def shot_learnt(a: Any, b: Any, player: int, cell: int) -> str:
+    """What the shooter learnt of the shot just made, in OpenSpiel's information state and in
+    our last shot event (the same)."""
+    from interpreter.adapters.openspiel import interpreter_state
+
+    outcome = OUTCOME[b.information_state_string(player)[-1]]
+    events = interpreter_state(a).events
+    last = next(e for e in reversed(events) if e["type"] == "shot")
+    assert (last["player"], last["cell"], last["result"]) == (player, cell, outcome)
+    return outcome
+
+
 def test_battleship_matches_openspiel_move_for_move():
     pyspiel = require("pyspiel")
-    from interpreter.adapters.openspiel import interpreter_state, register
+    from interpreter.adapters.openspiel import register
 
     games = steps = 0
     seen_results, seen_returns, ends = set(), set(), set()
@@ -315,27 +329,18 @@ def test_battleship_matches_openspiel_move_for_move():
         assert ours.num_distinct_actions() == theirs.num_distinct_actions()
         assert ours.max_game_length() == theirs.max_game_length()
         assert (ours.min_utility(), ours.max_utility()) == (theirs.min_utility(), theirs.max_utility())
+        shots = ours.num_distinct_actions() // 3  # the ids below are shots
         for seed in range(count):
-            rng = random.Random(seed)
             a, b = ours.new_initial_state(), theirs.new_initial_state()
-            while not b.is_terminal():
-                assert not a.is_terminal(), f"{options} seed {seed}: ours ended early at step {steps}"
-                player = b.current_player()
-                assert a.current_player() == player, f"{options} seed {seed}"
-                legal = b.legal_actions()
-                assert a.legal_actions() == legal, f"{options} seed {seed}"
-                action = legal[rng.randrange(len(legal))]
+            shot = None  # the last action, if a shot: checked once applied (the next node, or the end)
+            for player, action, _ in lockstep(a, b, random.Random(seed), f"{options} seed {seed}"):
+                if shot:
+                    seen_results.add(shot_learnt(a, b, *shot))
                 assert a.action_to_string(player, action) == b.action_to_string(player, action)
-                a.apply_action(action)
-                b.apply_action(action)
+                shot = (player, action) if action < shots else None
                 steps += 1
-                if action < ours.num_distinct_actions() // 3:  # a shot: what the shooter learnt
-                    outcome = OUTCOME[b.information_state_string(player)[-1]]
-                    events = interpreter_state(a).events
-                    last = next(e for e in reversed(events) if e["type"] == "shot")
-                    assert (last["player"], last["cell"], last["result"]) == (player, action, outcome)
-                    seen_results.add(outcome)
-            assert a.is_terminal(), f"{options} seed {seed}: OpenSpiel ended, ours did not"
+            if shot:
+                seen_results.add(shot_learnt(a, b, *shot))
             assert a.returns() == b.returns(), f"{options} seed {seed}"
             seen_returns.add(tuple(b.returns()))
             ends.add(len(b.history()) == theirs.max_game_length())

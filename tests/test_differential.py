@@ -19,28 +19,13 @@ pyspiel = require("pyspiel")
 
 from interpreter.adapters.openspiel import register  # noqa: E402
 from tests.conftest import GAMES  # noqa: E402
+from tests.support import lockstep  # noqa: E402
 
 
 def play_both(ours, theirs, seed: int) -> None:
-    rng = random.Random(seed)
     a, b = ours.new_initial_state(), theirs.new_initial_state()
-    steps = 0
-    while not b.is_terminal():
-        assert not a.is_terminal(), f"seed {seed}: ours ended early at step {steps}"
-        assert a.current_player() == b.current_player(), f"seed {seed}, step {steps}"
-        if b.is_chance_node():
-            outcomes = sorted(b.chance_outcomes())
-            assert [(o, round(p, 12)) for o, p in sorted(a.chance_outcomes())] == \
-                [(o, round(p, 12)) for o, p in outcomes], f"seed {seed}, step {steps}"
-            action = outcomes[rng.randrange(len(outcomes))][0]
-        else:
-            legal = b.legal_actions()
-            assert a.legal_actions() == legal, f"seed {seed}, step {steps}"
-            action = legal[rng.randrange(len(legal))]
-        a.apply_action(action)
-        b.apply_action(action)
-        steps += 1
-    assert a.is_terminal(), f"seed {seed}: OpenSpiel ended, ours did not"
+    for _ in lockstep(a, b, random.Random(seed), f"seed {seed}"):
+        pass
     assert a.returns() == pytest.approx(b.returns()), f"seed {seed}"
 
 

@@ -21,6 +21,7 @@ import pytest
 
 import interpreter
 from tests.conftest import GAMES, require
+from tests.support import lockstep
 
 # the sides of the four boxes of the 2 x 2 board: top, bottom, left, right
 TOP_LEFT = (0, 2, 6, 7)
@@ -162,21 +163,13 @@ def test_dots_and_boxes_matches_openspiel_move_for_move(options, games):
     kept = 0
     results = set()
     for seed in range(games):
-        rng = random.Random(seed)
         a, b = ours.new_initial_state(), theirs.new_initial_state()
-        while not b.is_terminal():
-            assert not a.is_terminal(), f"seed {seed}: ours ended early"
-            player = b.current_player()
-            assert a.current_player() == player, f"seed {seed}"
-            legal = b.legal_actions()
-            assert a.legal_actions() == legal, f"seed {seed}"
+        previous = -1  # no mover yet
+        for player, _, legal in lockstep(a, b, random.Random(seed), f"seed {seed}"):
             assert [a.action_to_string(player, x) for x in legal] == \
                 [b.action_to_string(player, x) for x in legal], f"seed {seed}"
-            action = legal[rng.randrange(len(legal))]
-            a.apply_action(action)
-            b.apply_action(action)
-            kept += not b.is_terminal() and b.current_player() == player
-        assert a.is_terminal(), f"seed {seed}: OpenSpiel ended, ours did not"
+            kept += player == previous  # the last mover moves again
+            previous = player
         assert a.returns() == pytest.approx(b.returns()), f"seed {seed}"
         results.add(tuple(b.returns()))
     if options.get("num_rows", 2) > 1:

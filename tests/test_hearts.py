@@ -16,6 +16,7 @@ import pytest
 
 import interpreter
 from tests.conftest import GAMES, require
+from tests.support import lockstep
 
 SPEC = str(GAMES / "hearts.yaml")
 RANKS, SUITS = "23456789TJQKA", "CDHS"
@@ -396,6 +397,19 @@ def their_label(theirs: Any, player: int, action: int) -> str:
     return text if player >= 0 else "chance: " + text
 
 
+def play_no_pass(a: Any, b: Any) -> int:
+    """Without passing OpenSpiel's first chance node has one legal outcome, "No Pass", though
+    its chance_outcomes still lists the four at 1/4; ours has the one outcome at probability 1
+    (see the rulings): checked and played on both sides (one step)."""
+    assert not a.is_terminal() and not b.is_terminal() and not b.history()
+    assert b.legal_actions() == [0] and b.chance_outcomes() == [(d, 0.25) for d in range(4)]
+    assert a.is_chance_node() and a.chance_outcomes() == [(0, 1.0)] and a.legal_actions() == [0]
+    assert a.action_to_string(-1, 0) == their_label(b, -1, 0) == "chance: No Pass"
+    a.apply_action(0)
+    b.apply_action(0)
+    return 1
+
+
 @pytest.mark.parametrize("options, games", CASES)
 def test_hearts_matches_openspiel_move_for_move(options, games):
     pyspiel = require("pyspiel")
@@ -413,38 +427,11 @@ def test_hearts_matches_openspiel_move_for_move(options, games):
     passing = options.get("pass_cards", True)
     totals, lengths = set(), set()
     for seed in range(games):
-        steps = 0
-        rng = random.Random(seed)
         a, b = ours.new_initial_state(), theirs.new_initial_state()
-        while not b.is_terminal():
-            assert not a.is_terminal(), f"seed {seed}: ours ended early at step {steps}"
-            if not passing and not b.history():
-                # without passing OpenSpiel's first chance node has one legal outcome, "No
-                # Pass", though its chance_outcomes still lists the four at 1/4; ours has the
-                # one outcome at probability 1 (see the rulings)
-                assert b.legal_actions() == [0] and b.chance_outcomes() == [(d, 0.25) for d in range(4)]
-                assert a.is_chance_node() and a.chance_outcomes() == [(0, 1.0)] and a.legal_actions() == [0]
-                assert a.action_to_string(-1, 0) == their_label(b, -1, 0) == "chance: No Pass"
-                a.apply_action(0)
-                b.apply_action(0)
-                steps += 1
-                continue
-            player = b.current_player()
-            assert a.current_player() == player, f"seed {seed}, step {steps}"
-            legal_actions = b.legal_actions()
-            assert a.legal_actions() == legal_actions, f"seed {seed}, step {steps}"
-            if b.is_chance_node():
-                outcomes = b.chance_outcomes()
-                assert [(o, round(p, 12)) for o, p in a.chance_outcomes()] == \
-                    [(o, round(p, 12)) for o, p in outcomes], f"seed {seed}, step {steps}"
-                action = outcomes[rng.randrange(len(outcomes))][0]
-            else:
-                action = legal_actions[rng.randrange(len(legal_actions))]
+        steps = 0 if passing else play_no_pass(a, b)
+        for player, action, _ in lockstep(a, b, random.Random(seed), f"seed {seed}"):
             assert a.action_to_string(player, action) == their_label(b, player, action), f"seed {seed}"
-            a.apply_action(action)
-            b.apply_action(action)
             steps += 1
-        assert a.is_terminal(), f"seed {seed}: OpenSpiel ended, ours did not"
         assert a.returns() == b.returns(), f"seed {seed}"
         totals.add(sum(b.returns()))
         lengths.add(steps)

@@ -22,6 +22,7 @@ import pytest
 
 import interpreter
 from tests.conftest import GAMES, require
+from tests.support import lockstep
 
 
 def load(**options: Any) -> interpreter.Game:
@@ -310,27 +311,21 @@ def test_hex_matches_openspiel_move_for_move(options, games):
     assert ours.get_type().chance_mode == theirs.get_type().chance_mode
     results = set()
     swaps = 0
+
+    def choose(legal: list[int], rng: random.Random) -> int:
+        """With the swap, take it half the times it is offered."""
+        nonlocal swaps
+        if swap and legal[-1] == theirs.num_distinct_actions() - 1 and rng.random() < 0.5:
+            swaps += 1
+            return legal[-1]
+        return legal[rng.randrange(len(legal))]
+
     for seed in range(games):
-        rng = random.Random(seed)
         a, b = ours.new_initial_state(), theirs.new_initial_state()
-        while not b.is_terminal():
-            assert not a.is_terminal(), f"seed {seed}: ours ended early"
+        for player, _, legal in lockstep(a, b, random.Random(seed), f"seed {seed}", choose):
             assert not a.is_chance_node() and not b.is_chance_node()
-            player = b.current_player()
-            assert a.current_player() == player, f"seed {seed}"
-            legal = b.legal_actions()
-            assert a.legal_actions() == legal, f"seed {seed}"
             assert [a.action_to_string(player, x) for x in legal] == \
                 [b.action_to_string(player, x) for x in legal], f"seed {seed}"
-            # with the swap, take it half the times it is offered
-            if swap and legal[-1] == theirs.num_distinct_actions() - 1 and rng.random() < 0.5:
-                action = legal[-1]
-                swaps += 1
-            else:
-                action = legal[rng.randrange(len(legal))]
-            a.apply_action(action)
-            b.apply_action(action)
-        assert a.is_terminal(), f"seed {seed}: OpenSpiel ended, ours did not"
         assert a.returns() == b.returns(), f"seed {seed}"
         results.add(tuple(b.returns()))
     assert results == {(1.0, -1.0), (-1.0, 1.0)}  # both colours win, never a draw

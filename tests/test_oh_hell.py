@@ -17,6 +17,7 @@ import pytest
 
 import interpreter
 from tests.conftest import GAMES, require
+from tests.support import lockstep
 
 
 def load(players: int = 3, **options: Any) -> interpreter.Game:
@@ -362,28 +363,11 @@ def test_oh_hell_matches_openspiel_move_for_move(players, options, games):
     steps = single = 0
     made = set()
     for seed in range(games):
-        rng = random.Random(seed)
         a, b = ours.new_initial_state(), theirs.new_initial_state()
-        while not b.is_terminal():
-            assert not a.is_terminal(), f"seed {seed}: ours ended early at step {steps}"
-            if b.is_chance_node() and len(b.chance_outcomes()) == 1:
-                single += 1  # a chance node with one outcome, on both sides (O12)
-            player = b.current_player()
-            assert a.current_player() == player, f"seed {seed}, step {steps}"
-            if b.is_chance_node():
-                outcomes = b.chance_outcomes()
-                assert [(o, round(p, 12)) for o, p in a.chance_outcomes()] == \
-                    [(o, round(p, 12)) for o, p in outcomes], f"seed {seed}, step {steps}"
-                action = outcomes[rng.randrange(len(outcomes))][0]
-            else:
-                legal = b.legal_actions()
-                assert a.legal_actions() == legal, f"seed {seed}, step {steps}"
-                action = legal[rng.randrange(len(legal))]
+        for player, action, offered in lockstep(a, b, random.Random(seed), f"seed {seed}"):
+            single += player < 0 and len(offered) == 1  # a chance node with one outcome, on both sides (O12)
             assert a.action_to_string(player, action) == their_label(b, player, action, names)
-            a.apply_action(action)
-            b.apply_action(action)
             steps += 1
-        assert a.is_terminal(), f"seed {seed}: OpenSpiel ended, ours did not"
         assert a.returns() == b.returns(), f"seed {seed}"
         assert a.history() == b.history(), f"seed {seed}"  # every node on both sides
         made.update(r >= 10 for r in b.returns())

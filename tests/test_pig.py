@@ -15,6 +15,7 @@ import pytest
 
 import interpreter
 from tests.conftest import GAMES, require
+from tests.support import lockstep
 
 ROLL, STOP = 0, 1
 
@@ -230,26 +231,10 @@ def test_pig_matches_openspiel_move_for_move(players, options, games):
     endings = set()
     steps = 0
     for seed in range(games):
-        rng = random.Random(seed)
         a, b = ours.new_initial_state(), theirs.new_initial_state()
-        while not b.is_terminal():
-            assert not a.is_terminal(), f"seed {seed}: ours ended early at step {steps}"
-            player = b.current_player()
-            assert a.current_player() == player, f"seed {seed}, step {steps}"
-            if b.is_chance_node():
-                outcomes = b.chance_outcomes()
-                assert [(o, round(p, 12)) for o, p in a.chance_outcomes()] == \
-                    [(o, round(p, 12)) for o, p in outcomes], f"seed {seed}, step {steps}"
-                action = outcomes[rng.randrange(len(outcomes))][0]
-            else:
-                legal = b.legal_actions()
-                assert a.legal_actions() == legal, f"seed {seed}, step {steps}"
-                action = legal[rng.randrange(len(legal))]
+        for player, action, _ in lockstep(a, b, random.Random(seed), f"seed {seed}"):
             assert a.action_to_string(player, action) == their_label(b, player, action, piglet)
-            a.apply_action(action)
-            b.apply_action(action)
             steps += 1
-        assert a.is_terminal(), f"seed {seed}: OpenSpiel ended, ours did not"
         assert a.returns() == pytest.approx(b.returns()), f"seed {seed}"
         endings.add("horizon" if not any(b.returns()) else "won")
     assert steps > 20 * games

@@ -15,7 +15,7 @@ import pytest
 
 import interpreter
 from tests.conftest import GAMES
-from tests.support import place_piece, redecide
+from tests.support import lockstep, place_piece, redecide
 
 PASS = 64
 SYMBOL = {0: "x", 1: "o"}
@@ -220,20 +220,11 @@ def test_reversi_matches_openspiel_othello_on_200_games():
     steps = passes = 0
     outcomes = set()
     for seed in range(200):
-        rng = random.Random(seed)
         a, b = ours.new_initial_state(), theirs.new_initial_state()
-        while not b.is_terminal():
-            assert not a.is_terminal(), f"seed {seed}: ours ended early at step {steps}"
-            assert a.current_player() == b.current_player(), f"seed {seed}, step {steps}"
-            legal = b.legal_actions()
-            assert a.legal_actions() == legal, f"seed {seed}, step {steps}"
-            action = legal[rng.randrange(len(legal))]
-            assert a.action_to_string(a.current_player(), action) == b.action_to_string(b.current_player(), action)
+        for player, action, _ in lockstep(a, b, random.Random(seed), f"seed {seed}"):
+            assert a.action_to_string(player, action) == b.action_to_string(player, action)
             passes += action == PASS
-            a.apply_action(action)
-            b.apply_action(action)
             steps += 1
-        assert a.is_terminal(), f"seed {seed}: OpenSpiel ended, ours did not"
         assert a.returns() == pytest.approx(b.returns()), f"seed {seed}"
         outcomes.add(tuple(b.returns()))
     # the random games went through passes and every kind of ending
