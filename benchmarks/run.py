@@ -543,12 +543,23 @@ def main() -> int:
             report += [f"### {measure}", "", section, ""]
     text = "\n".join(report)
     print(text)
-    Path(args.out).write_text(text, encoding="utf-8")
+    Path(args.out).write_text(text + kept_section(Path(args.out)), encoding="utf-8")
     Path(args.out).with_suffix(".json").write_text(json.dumps(
         {"machine": machine(), "quick": args.quick, "baseline": base_note,
          "targets": [{k: v for k, v in t.items() if k != "profile"} for t in targets],
          "compile": loads, "playouts": plays}, indent=1), encoding="utf-8")
     return 0
+
+
+OTHERS = "## Other benchmarks"
+
+
+def kept_section(path: Path) -> str:
+    """The report's last section, written from the separate scripts (serve_load.py, sweep.py,
+    lsp.py): this run measures none of it, so it keeps it as it was."""
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    at = old.find("\n" + OTHERS)
+    return old[at:] if at >= 0 else ""
 
 
 if __name__ == "__main__":
