@@ -16,7 +16,7 @@ import pytest
 from interpreter.cli import main
 from interpreter.game import load_game
 from interpreter.simulate import match_seeds, run_match, simulate
-from tests.conftest import GAMES
+from tests.conftest import GAMES, ROOT
 
 # Two seats take turns adding 1 (step) or 2 (leap) to a counter until it reaches 8; the
 # invariant says the counter is never 5, which some random matches break and some do not.
@@ -229,3 +229,12 @@ def test_validate_without_play_does_not_play(steps: Path):
 def test_validate_play_takes_a_whole_number(steps: Path, value: str):
     status, _, err = run("validate", "--play", value, str(steps))
     assert status == 2 and "the number of matches" in err
+
+
+def test_the_documented_report_is_what_simulate_prints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    documented = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    (line,) = [x for x in documented.splitlines() if x.startswith("rulespec: error while playing: match 0")]
+    monkeypatch.chdir(tmp_path)
+    Path("steps.yaml").write_text(STEPS, encoding="utf-8")
+    status, _, err = run("simulate", "steps.yaml", "--games", "12", "--no-progress")
+    assert status == 1 and err == line + "\n"

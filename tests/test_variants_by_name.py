@@ -290,3 +290,12 @@ def test_misspelt_options_in_patches_and_listed_variants_get_a_hint(folder: Path
     variant = write(folder, "v.yaml", "extends: highjack.yaml\n" + text)
     status, _, err = run("validate", str(variant))
     assert status == 1 and "  hint: did you mean 'target'?" in err.splitlines()
+
+
+def test_the_variant_example_of_the_editor_page_is_valid_and_compiles(folder: Path):
+    text = (ROOT / "docs" / "editors.md").read_text(encoding="utf-8")
+    (example,) = [b for b in text.split("```yaml\n")[1:] if "extends: highjack.yaml" in b]
+    example = example.split("```")[0]
+    assert schema_errors(yaml.safe_load(example)) == []
+    variant = write(folder, "example.yaml", example)
+    assert card_counts(variant)["Munchies"] == 5 and "Bong" not in card_counts(variant)
