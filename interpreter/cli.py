@@ -101,16 +101,17 @@ def _play_variants(path: str, gamedef: Any, matches: int, err: TextIO) -> int:
     for name, players, options in _variant_cases(gamedef):
         try:
             game = Game(gamedef, players, options)
-            found = play_case(game, matches)
-        except InterpreterError as exc:
-            found, game = (0, _first_line(exc)), None
+        except InterpreterError as exc:  # options the spec's own `requires:` refuses, for example
+            failed += 1
+            print(f"{path}: variant '{name}': {_first_line(exc)}", file=err)
+            continue
+        found = play_case(game, matches)
         if found is None:
             continue
         failed += 1
         seed, text = found
         print(f"{path}: variant '{name}': seed {seed}: {text}", file=err)
-        if game is not None:
-            print(f"  replay it: {_play_command(path, game.num_players, options, seed)}", file=err)
+        print(f"  replay it: {_play_command(path, game.num_players, options, seed)}", file=err)
     if failed:
         print(f"{path}: {failed} problem{'s' if failed != 1 else ''}", file=err)
     return failed

@@ -238,3 +238,16 @@ def test_the_documented_report_is_what_simulate_prints(tmp_path: Path, monkeypat
     Path("steps.yaml").write_text(STEPS, encoding="utf-8")
     status, _, err = run("simulate", "steps.yaml", "--games", "12", "--no-progress")
     assert status == 1 and err == line + "\n"
+
+
+def test_validate_play_reports_a_variant_its_spec_refuses(tmp_path: Path):
+    refused = tmp_path / "refused.yaml"
+    refused.write_text(STEPS.replace("game: {name: Steps, players: 2}",
+                                     "game:\n  name: Steps\n  players: 2\n"
+                                     "  requires:\n    - {check: option.n > 1, message: n must exceed 1}\n"
+                                     "options:\n  n: {type: int, default: 2, min: 0, max: 5}")
+                       .replace("  - {players: 2}", "  - {players: 2, options: {n: 1}}"), encoding="utf-8")
+    status, out, err = run("validate", "--play", "2", str(refused))
+    assert (status, out) == (1, "")
+    assert err.splitlines() == [f"{refused}: variant '2p,n=1': n must exceed 1 (2 players, n=1)",
+                                f"{refused}: 1 problem"]
