@@ -255,7 +255,8 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--log", metavar="OUT.jsonl", help="write every match's log")
     simulate.add_argument("--no-progress", action="store_true", help="no progress bar")
     simulate.add_argument("--no-invariants", action="store_true",
-                          help="do not check the spec's invariants after every action (about halves the time)")
+                          help="do not check the spec's invariants after every action (checking takes about as long as "
+                               "playing random matches)")
     _add_root(simulate, "`extends:`")
 
     describe = sub.add_parser("describe", help="the rules of a spec as readable Markdown",
