@@ -69,9 +69,71 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Text
             count = len(error.diagnostics)
             print(f"{path}: {count} problem{'s' if count != 1 else ''}", file=err)
             continue
+        if args.play and _play_variants(path, gamedef, args.play, err):
+            status = EXIT_INVALID
+            continue
         if not args.quiet:
-            print(f"{path}: ok ({gamedef.name})", file=out)
+            print(f"{path}: ok ({gamedef.name}){_played_note(gamedef, args.play)}", file=out)
+        if args.verbose:
+            _print_deck(gamedef, out)
     return status
+
+
+def _variant_cases(gamedef: Any) -> list[tuple[str, int | None, dict[str, Any]]]:
+    """(name, players, options) of every variant the spec lists; the defaults when it lists none."""
+    cases = [(v.name, v.players, dict(v.options)) for v in gamedef.model.variants]
+    return cases or [("default", None, {})]
+
+
+def _played_note(gamedef: Any, matches: int) -> str:
+    if not matches:
+        return ""
+    count = len(_variant_cases(gamedef))
+    return (f"; {matches} random match{'es' if matches != 1 else ''} of each of {count} "
+            f"variant{'s' if count != 1 else ''}: invariants held")
+
+
+def _play_variants(path: str, gamedef: Any, matches: int, err: TextIO) -> int:
+    """--play N: random matches of every listed variant, invariants checked after every action.
+    Prints each variant's first failing match and how to replay it; returns how many failed."""
+    from .errors import InterpreterError
+    from .game import Game
+    from .invariants import play_case
+
+    failed = 0
+    for name, players, options in _variant_cases(gamedef):
+        try:
+            game = Game(gamedef, players, options)
+        except InterpreterError as exc:  # options the spec's own `requires:` refuses, for example
+            failed += 1
+            print(f"{path}: variant '{name}': {_first_line(exc)}", file=err)
+            continue
+        found = play_case(game, matches)
+        if found is None:
+            continue
+        failed += 1
+        seed, text = found
+        print(f"{path}: variant '{name}': seed {seed}: {text}", file=err)
+        print(f"  replay it: {_play_command(path, game.num_players, options, seed)}", file=err)
+    if failed:
+        print(f"{path}: {failed} problem{'s' if failed != 1 else ''}", file=err)
+    return failed
+
+
+def _play_command(path: str, players: int, options: dict[str, Any], seed: int) -> str:
+    import shlex
+
+    words = ["rulespec", "play", path, "--players", str(players)]
+    for key, value in options.items():
+        words += ["--option", f"{key}={value if isinstance(value, str) else json.dumps(value)}"]
+    return shlex.join(words + ["--agents", "random", "--seed", str(seed), "--log", "match.jsonl"])
+
+
+def _print_deck(gamedef: Any, out: TextIO) -> None:
+    from rulespec.deck import deck_lines
+
+    for line in deck_lines(gamedef.model):
+        print(f"  {line}", file=out)
 
 
 def cmd_schema(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO | None = None) -> int:
@@ -108,6 +170,10 @@ def _games(text: str) -> int:
 
 def _jobs(text: str) -> int:
     return _whole(text, "the number of jobs", 0, 10**6)
+
+
+def _play_matches(text: str) -> int:
+    return _whole(text, "the number of matches", 0, 1_000_000)
 
 
 def _match(text: str) -> int:
@@ -158,6 +224,11 @@ def build_parser() -> argparse.ArgumentParser:
                                           "problems go to stderr as file:line:col: error: message.")
     validate.add_argument("files", nargs="+", metavar="FILE", help="spec files (YAML)")
     validate.add_argument("-q", "--quiet", action="store_true", help="print nothing for valid files")
+    validate.add_argument("-v", "--verbose", action="store_true",
+                          help="also print the deck: its total and each card's count (default options)")
+    validate.add_argument("--play", type=_play_matches, default=0, metavar="N",
+                          help="also play N random matches of every variant the spec lists, checking its "
+                               "invariants after every action")
     _add_root(validate, "`extends:`")
     sub.add_parser("schema", help="print the JSON Schema (draft 2020-12) of a spec",
                    description="Print the JSON Schema of a spec, for editors and other tools.")
@@ -192,6 +263,9 @@ def build_parser() -> argparse.ArgumentParser:
                                "compared with itself under these options")
     simulate.add_argument("--log", metavar="OUT.jsonl", help="write every match's log")
     simulate.add_argument("--no-progress", action="store_true", help="no progress bar")
+    simulate.add_argument("--no-invariants", action="store_true",
+                          help="do not check the spec's invariants after every action (checking takes about as long as "
+                               "playing random matches)")
     _add_root(simulate, "`extends:`")
 
     _add_sweep_parser(sub)
@@ -568,10 +642,12 @@ def _run_simulation(args: argparse.Namespace, path: str, options: dict[str, Any]
                     err: TextIO, root: str | None) -> Any:
     from .simulate import simulate
 
-    keep = bool(args.log)
+    keep = bool(args.log) or not args.no_invariants  # the invariants are checked on the kept moves
     if args.no_progress:
-        return simulate(path, args.games, agents, args.players, options, args.seed, jobs, args.rotate, keep,
-                        root=root)
+        result = simulate(path, args.games, agents, args.players, options, args.seed, jobs, args.rotate, keep,
+                          root=root)
+        _check_invariants(args, result, root)
+        return result
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -589,8 +665,27 @@ def _run_simulation(args: argparse.Namespace, path: str, options: dict[str, Any]
                TextColumn("eta"), TimeRemainingColumn())
     with Progress(*columns, console=bar_console, transient=False) as progress:
         task = progress.add_task(f"simulating {os.path.basename(path)}", total=args.games)
-        return simulate(path, args.games, agents, args.players, options, args.seed, jobs, args.rotate, keep,
-                        progress=lambda done: progress.update(task, completed=done), root=root)
+        result = simulate(path, args.games, agents, args.players, options, args.seed, jobs, args.rotate, keep,
+                          progress=lambda done: progress.update(task, completed=done), root=root)
+        _check_invariants(args, result, root, progress)
+        return result
+
+
+def _check_invariants(args: argparse.Namespace, result: Any, root: str | None, bar: Any = None) -> None:
+    """The spec's invariants after every action of every match (unless --no-invariants): the first
+    violation stops the run as a failing rule does."""
+    if args.no_invariants:
+        return
+    from .invariants import check_simulation
+
+    tasks: list[Any] = []
+
+    def update(done: int) -> None:
+        if not tasks:  # shown only for a spec that has invariants
+            tasks.append(bar.add_task("checking invariants", total=len(result.records)))
+        bar.update(tasks[0], completed=done)
+
+    check_simulation(result, root, update if bar is not None else None)
 
 
 def _write(path: str, text: str) -> None:

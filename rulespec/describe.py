@@ -168,7 +168,13 @@ class Describer:
         out += ["| cards | copies | attributes |", "|---|---|---|"]
         for entry in cards.entries:
             out.append(self.card_row(entry))
-        return out
+        return out + self.deck_lines()
+
+    def deck_lines(self) -> list[str]:
+        """The deck's total and each card's count, for each player count (with the default options)."""
+        from .deck import deck_lines
+
+        return [line for text in deck_lines(self.model) for line in ("", text)]
 
     def card_row(self, entry: CardEntry) -> str:
         attrs = dict((k, v) for k, v, _ in entry.attrs)

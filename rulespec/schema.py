@@ -1,4 +1,12 @@
-"""The JSON Schema of a spec, and its errors mapped back to file positions."""
+"""The JSON Schema of a spec, and its errors mapped back to file positions.
+
+A file without `extends` is checked against ``$defs/spec``; a variant (a file with `extends`)
+against ``$defs/variant``, which is generated from it: every mapping of a variant is merged
+into its base key by key, so in a variant no key of a mapping is required, at any depth
+(lists replace the base's lists, so their items are checked in full). After editing
+``$defs/spec`` or any definition it reaches, run ``python -m rulespec.schema`` to regenerate
+the variant part of ``schema.json`` (a test checks that it is up to date).
+"""
 
 from __future__ import annotations
 
@@ -14,7 +22,7 @@ from jsonschema.exceptions import ValidationError
 from .errors import Diagnostics, SchemaError, SourceSpan, did_you_mean
 from .source import PosDict, key_span, span_of, value_span
 
-__all__ = ["schema", "schema_text", "validate_structure"]
+__all__ = ["schema", "schema_text", "validate_structure", "with_variant_schema"]
 
 _TYPE_WORDS = {
     "object": "a mapping",
@@ -230,3 +238,92 @@ def _pattern_allows(schema_node: dict[str, Any], key: str) -> bool:
         if re.search(pattern, key):
             return True
     return False
+
+
+# ---------------------------------------------------------------------- the schema of a variant file
+
+_DEFS = "#/$defs/"
+_PARTIAL = "partial"  # the prefix of a definition's loosened copy: partialGame for game
+
+
+class _Loosened:
+    """Loosened copies of the definitions a variant's mappings reach: no `required` anywhere along
+    mappings (a variant may write one key of a section); lists, `if` and `not` stay as they are."""
+
+    def __init__(self, defs: dict[str, Any]):
+        self.defs = defs
+        self.made: dict[str, Any] = {}
+        self.busy: set[str] = set()
+
+    def ref(self, name: str) -> str:
+        """The definition to refer to: ``name`` itself when nothing in it is required, else its copy."""
+        key = _PARTIAL + name[:1].upper() + name[1:]
+        if key in self.made or name in self.busy:
+            return key
+        self.busy.add(name)
+        loose = self.node(self.defs[name])
+        self.busy.discard(name)
+        if loose == self.defs[name] and key not in self.made:
+            return name
+        self.made[key] = loose
+        return key
+
+    def node(self, schema_node: Any) -> Any:
+        if not isinstance(schema_node, dict):
+            return schema_node
+        out: dict[str, Any] = {}
+        for key, value in schema_node.items():
+            if key == "required":
+                continue
+            if key == "$ref" and isinstance(value, str) and value.startswith(_DEFS):
+                out[key] = _DEFS + self.ref(value[len(_DEFS):])
+            elif key in ("properties", "patternProperties"):
+                out[key] = {name: self.node(sub) for name, sub in value.items()}
+            elif key in ("additionalProperties", "then", "else"):
+                out[key] = self.node(value)
+            elif key in ("anyOf", "oneOf", "allOf"):
+                out[key] = [self.node(sub) for sub in value]
+            else:  # items (lists replace), if, not, propertyNames, enum, ...: as they are
+                out[key] = value
+        return _pruned(out)
+
+
+def _pruned(node: dict[str, Any]) -> dict[str, Any]:
+    """``node`` without the conditions left empty by loosening (an `if` whose `then` requires nothing)."""
+    if node.get("then") == {} and node.get("else", {}) == {}:
+        for key in ("if", "then", "else"):
+            node.pop(key, None)
+    if "allOf" in node:
+        kept = [sub for sub in node["allOf"] if sub != {}]
+        if kept:
+            node["allOf"] = kept
+        else:
+            del node["allOf"]
+    return node
+
+
+def with_variant_schema(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (the schema) with its variant part generated from ``$defs/spec``."""
+    defs = {k: v for k, v in data["$defs"].items() if not k.startswith(_PARTIAL) and k != "variant"}
+    spec = defs["spec"]
+    loose = _Loosened(defs)
+    properties = {name: loose.node(sub) for name, sub in spec["properties"].items()}
+    variant = {
+        "description": "A variant: a file with `extends`. Its sections are merged into the base spec (mappings "
+                       "key by key, so no key is required here), then its `patches` are applied.",
+        "type": "object", "additionalProperties": False, "required": ["extends"], "properties": properties,
+    }
+    out = {k: v for k, v in data.items() if k != "$defs"}
+    out["$defs"] = {**defs, "variant": variant, **dict(sorted(loose.made.items()))}
+    return out
+
+
+def _write_schema_file() -> None:
+    path = resources.files("rulespec").joinpath("schema.json")
+    data = with_variant_schema(json.loads(path.read_text(encoding="utf-8")))
+    with open(str(path), "w", encoding="utf-8") as f:
+        f.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    _write_schema_file()

@@ -8,11 +8,13 @@ they were written in, so errors point into the right file.
 
 from __future__ import annotations
 
+import itertools
 import os
+from collections.abc import Iterable
 from typing import Any
 
 from .errors import Diagnostics, SourceSpan, VariantError, did_you_mean, printable
-from .source import PosDict, PosList, load_yaml, read_spec_file, value_span
+from .source import PosDict, PosList, key_span, load_yaml, read_spec_file, value_span
 
 __all__ = ["load_with_variants", "MAX_EXTENDS_DEPTH", "SPEC_SUFFIXES", "resolve_root"]
 
@@ -126,6 +128,7 @@ def load_with_variants(path: str, diags: Diagnostics, text: str | None = None,
         diags.error(ref_span, f"{printable(base_ref)} is not a spec (a mapping of sections)")
         diags.raise_if_any(VariantError)
     base.pop("variants", None)  # a variant lists its own test cases, if any
+    _check_new_options(base.get("options"), data.get("options"), diags)
     for key, value in data.items():
         if key in ("extends", "patches"):
             continue
@@ -134,6 +137,22 @@ def load_with_variants(path: str, diags: Diagnostics, text: str | None = None,
         _apply_patch(base, patch, value_span(data["patches"], i) or ref_span or data.span, diags)
     diags.raise_if_any(VariantError)
     return base
+
+
+def _check_new_options(base: Any, options: Any, diags: Diagnostics) -> None:
+    """An option the base does not have, written without a `type`, is a misspelt name of one it has.
+
+    (A new option needs its `type`; without one, the schema's "missing key 'type'" would hide
+    the typo.)
+    """
+    if not isinstance(options, dict):
+        return
+    known = list(base) if isinstance(base, dict) else []
+    for name, body in options.items():
+        if name not in known and isinstance(body, dict) and "type" not in body:
+            diags.error(key_span(options, name) or SourceSpan("<spec>", 1, 1),
+                        f"the base spec has no option '{name}' (a new option needs a `type`)",
+                        did_you_mean(str(name), known))
 
 
 def _merge_key(target: Any, key: str, value: Any, source: Any) -> None:
@@ -231,6 +250,9 @@ def _step(node: Any, part: str, walked: str, span: SourceSpan, diags: Diagnostic
             return None
         return node[part]
     if isinstance(node, list):
+        if _KEYED in part:
+            index = _keyed_index(node, part, walked, span, diags)
+            return None if index is None else node[index]
         if not part.isdigit() or int(part) >= len(node):
             diags.error(span, f"patch path: no item '{part}' in the list {walked} (it has {len(node)} items)")
             return None
@@ -242,8 +264,11 @@ def _step(node: Any, part: str, walked: str, span: SourceSpan, diags: Diagnostic
 def _list_index(node: list, last: str, op: str, path: str, span: SourceSpan, diags: Diagnostics) -> int | None:
     if last == "-" and op == "add":
         return len(node)
+    if _KEYED in last:  # add inserts before the item, as before an index
+        return _keyed_index(node, last, path.rsplit("/", 1)[0], span, diags)
     if not last.isdigit():
-        diags.error(span, f"patch path {path}: a list index must be a number" + (" or '-'" if op == "add" else ""))
+        diags.error(span, f"patch path {path}: a list index must be a number" + (" or '-'" if op == "add" else "")
+                    + ", or key=value to name an item (name=Ace)")
         return None
     index = int(last)
     limit = len(node) if op == "add" else len(node) - 1
@@ -251,3 +276,46 @@ def _list_index(node: list, last: str, op: str, path: str, span: SourceSpan, dia
         diags.error(span, f"patch path {path}: index {index} is out of range (the list has {len(node)} items)")
         return None
     return index
+
+
+_KEYED = "="  # a list step `key=value` names the one item whose `key` is `value`
+
+
+def _scalar_text(value: Any) -> str | None:
+    """How a patch path spells a plain value (true/false for booleans); None for lists and mappings."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (str, int, float)):
+        return str(value)
+    return None
+
+
+def _listed(items: Iterable[str], limit: int = 8) -> str:
+    shown = list(itertools.islice(items, limit + 1))
+    return ", ".join(printable(x) for x in shown[:limit]) + (", ..." if len(shown) > limit else "")
+
+
+def _keyed_index(node: list, part: str, walked: str, span: SourceSpan, diags: Diagnostics) -> int | None:
+    """The position of the one item of ``node`` whose ``key`` is ``value`` (``part`` is ``key=value``).
+
+    Naming an item survives earlier patches that insert or remove items, where an index would
+    silently address another one.
+    """
+    key, wanted = part.split(_KEYED, 1)
+    where, named = printable(walked or "/"), printable(f"{key}={wanted}")
+    with_key = [i for i, item in enumerate(node) if isinstance(item, dict) and key in item]
+    if not with_key:
+        keys = {str(k) for item in node if isinstance(item, dict) for k in item}
+        diags.error(span, f"patch path: no item of the list {where} has a key '{printable(key)}'",
+                    did_you_mean(key, keys) or (f"its items have: {_listed(sorted(keys))}" if keys else None))
+        return None
+    found = [i for i in with_key if _scalar_text(node[i][key]) == wanted]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        diags.error(span, f"patch path: {len(found)} items of the list {where} have {named} "
+                    f"(items {_listed(str(i) for i in found)})", "name the item by another key, or by its index")
+        return None
+    values = [text for i in with_key if (text := _scalar_text(node[i][key])) is not None]
+    diags.error(span, f"patch path: no item of the list {where} has {named}", did_you_mean(wanted, values))
+    return None

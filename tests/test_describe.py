@@ -113,6 +113,8 @@ Cards are named "{colour} {number}".
 |---|---|---|
 | one for each colour red, blue and each number 1 to 4 (8 kinds) | 2 | - |
 
+Deck (default options): 16 cards, 2 of each: red 1, red 2, red 3, red 4, blue 1, blue 2, blue 3, blue 4.
+
 ## Zones
 
 | zone | one per | who sees the cards | cards lie | shown as |
