@@ -1,18 +1,18 @@
 """The spec's `invariants:` checked on played matches: the first violation, with what reproduces it.
 
-    violation = first_violation(game, result.records)    # the matches of a simulation (their moves kept)
-    violation = play_case(game, matches=20)               # random matches of one player count and options
+    failed = broken_invariants(game, state)               # what fails in one state (run_match checks each)
+    violation = history_violation(game, seed, history)    # replayed with labels, once a match failed
 
-A match is replayed from its state seed and its moves, and every invariant is checked after the
-setup and after every action, so the check sees exactly the states the match went through,
-whichever process played it. A violation names the match, its seed, the number of the action
+``simulate.run_match`` checks every invariant after the setup and after every action, in the
+process that plays the match; the first failure is replayed from the match's state seed and
+actions to say which action it followed. A violation names the match, its seed, the number of the action
 after which an invariant failed (0: after the setup), that action, and the invariant's message
 and position in the spec.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,8 +23,7 @@ from .errors import InterpreterError, RuleError
 from .game import Game
 from .state import CHANCE, State
 
-__all__ = ["Violation", "InvariantError", "broken_invariants", "match_violation", "first_violation", "play_case",
-           "check_simulation"]
+__all__ = ["Violation", "InvariantError", "broken_invariants", "match_violation", "history_violation"]
 
 
 @dataclass(frozen=True)
@@ -56,17 +55,24 @@ class InvariantError(InterpreterError):
         super().__init__(str(violation))
         self.violation = violation
 
+    def __reduce__(self) -> tuple[Any, ...]:  # it travels from a worker process whole
+        return (InvariantError, (self.violation,))
+
 
 def broken_invariants(game: Game, state: State) -> list[tuple[str, SourceSpan, str]]:
     """(message, position, why it could not be evaluated or "") of each invariant failing in ``state``."""
     failed = []
+    saved = state.ops  # checking leaves the state as it was: the match plays on the same
     start_step(state)
-    for message, check, span in game.link.invariants:
-        try:
-            if not check(state, {}):
-                failed.append((message, span, ""))
-        except RuleError as exc:
-            failed.append((message, span, f"could not be evaluated: {exc}"))
+    try:
+        for message, check, span in game.link.invariants:
+            try:
+                if not check(state, {}):
+                    failed.append((message, span, ""))
+            except RuleError as exc:
+                failed.append((message, span, f"could not be evaluated: {exc}"))
+    finally:
+        state.ops = saved
     return failed
 
 
@@ -94,46 +100,12 @@ def match_violation(game: Game, seed: int, moves: Iterable[tuple[int, int, str]]
     return None
 
 
-def first_violation(game: Game, records: Iterable[Any], progress: Callable[[int], None] | None = None
-                    ) -> Violation | None:
-    """The first violation in ``records`` (simulation records whose moves were kept), in match order."""
-    if not game.link.invariants:
-        return None
-    if progress is not None:
-        progress(0)
-    for done, record in enumerate(records, 1):
-        violation = match_violation(game, record.seed, record.moves or [], record.index)
-        if violation is not None:
-            return violation
-        if progress is not None:
-            progress(done)
-    return None
-
-
-def check_simulation(result: Any, root: str | None = None, progress: Callable[[int], None] | None = None) -> None:
-    """Raise ``InvariantError`` for the first violation among the matches of a simulation's ``result``."""
-    from .game import load_game
-
-    game = load_game(result.spec, players=result.players, options=result.options, root=root)
-    violation = first_violation(game, result.records, progress)
-    if violation is not None:
-        raise InvariantError(violation)
-
-
-def play_case(game: Game, matches: int, agents: Sequence[str] | None = None) -> tuple[int, str] | None:
-    """Play ``matches`` bot matches (random bots by default), match ``i`` being the one that
-    ``rulespec play --seed i`` plays with the same agents. The first failing match: its seed
-    ``i`` and what failed (an invariant, or a rule's error); None when every match held."""
-    from .simulate import MatchError, expand_agents, match_seeds, run_match
-
-    seats = expand_agents(agents, game.num_players)
-    for seed in range(matches):
-        state_seed, agent_seeds = match_seeds(seed, 0, game.num_players)
-        try:
-            record = run_match(game, seats, state_seed, agent_seeds, seed, keep_moves=True)
-        except MatchError as exc:
-            return seed, str(exc).removeprefix(f"match {seed} (seed {state_seed}): ")
-        violation = match_violation(game, state_seed, record.moves or [], seed)
-        if violation is not None:
-            return seed, violation.text()
-    return None
+def history_violation(game: Game, seed: int, history: Sequence[int], match: int = 0) -> Violation | None:
+    """The first invariant failing when the match of state seed ``seed`` is replayed with the action
+    ids ``history`` (labels are made on the way: only for a match known to fail, so play stays cheap)."""
+    state = game.new_initial_state(seed)
+    moves = []
+    for action in history:
+        moves.append((state.current_player(), action, state.action_to_string(action)))
+        state.apply_action(action)
+    return match_violation(game, seed, moves, match)

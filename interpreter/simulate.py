@@ -27,8 +27,9 @@ from typing import Any
 from .agents import AgentError, derive_seed, make_agent
 from .errors import InterpreterError, RuleError
 from .game import Game, load_game
+from .invariants import InvariantError, broken_invariants, history_violation
 from .match_counts import ENGINE_EVENTS, MatchCounter, compared_counts, summarize_counts
-from .state import CHANCE
+from .state import CHANCE, State
 from .stats import Tally, describe, difference, histogram, holm, one_proportion_p, two_proportion_p, welch_p, wilson
 
 __all__ = [
@@ -144,15 +145,21 @@ def _lead_changes(events: list[dict[str, Any]]) -> int:
 
 
 def run_match(game: Game, agents: Sequence[str], state_seed: int, agent_seeds: Sequence[int], index: int = 0,
-              keep_moves: bool = False, counter: MatchCounter | None = None) -> MatchRecord:
-    """Play one match between bots to its end; with a ``counter``, the record carries its counts."""
+              keep_moves: bool = False, counter: MatchCounter | None = None,
+              invariants: bool = False) -> MatchRecord:
+    """Play one match between bots to its end; with a ``counter``, the record carries its counts.
+    With ``invariants``, the spec's invariants are checked after the setup and after every action:
+    the first that fails raises ``InvariantError`` (naming the match, its seed and the action)."""
     import random
 
     bots = [make_agent(spec, game, p, agent_seeds[p]) for p, spec in enumerate(agents)]
+    check = invariants and bool(game.link.invariants)
     first: int | None = None
     moves: list[tuple[int, int, str]] | None = [] if keep_moves else None
     try:
         state = game.new_initial_state(state_seed)
+        if check:
+            _check_invariants(game, state, state_seed, index)
         if counter is not None:
             counter.start(state)
         chance_rng = random.Random(derive_seed(state_seed, "chance"))
@@ -171,8 +178,12 @@ def run_match(game: Game, agents: Sequence[str], state_seed: int, agent_seeds: S
             if counter is not None and player >= 0:
                 counter.chose(player, action)
             state.apply_action(action)
+            if check:
+                _check_invariants(game, state, state_seed, index)
             if counter is not None:
                 counter.moved(state)
+    except InvariantError:
+        raise
     except (InterpreterError, AgentError) as exc:
         raise MatchError(f"match {index} (seed {state_seed}): {exc}") from None
     events = state.events
@@ -183,6 +194,29 @@ def run_match(game: Game, agents: Sequence[str], state_seed: int, agent_seeds: S
         first_player=first, lead_changes=_lead_changes(events), moves=moves,
         counts=counter.finish(state) if counter is not None else None,
     )
+
+
+def _check_invariants(game: Game, state: State, seed: int, index: int) -> None:
+    if broken_invariants(game, state):
+        violation = history_violation(game, seed, state.history, index)
+        assert violation is not None  # the replay is the same match
+        raise InvariantError(violation)
+
+
+def play_case(game: Game, matches: int, agents: Sequence[str] | None = None) -> tuple[int, str] | None:
+    """Play ``matches`` bot matches (random bots by default), match ``i`` being the one that
+    ``rulespec play --seed i`` plays with the same agents, invariants checked. The first failing
+    match: its seed ``i`` and what failed (an invariant, or a rule's error); None when every match held."""
+    seats = expand_agents(agents, game.num_players)
+    for seed in range(matches):
+        state_seed, agent_seeds = match_seeds(seed, 0, game.num_players)
+        try:
+            run_match(game, seats, state_seed, agent_seeds, seed, invariants=True)
+        except InvariantError as exc:
+            return seed, exc.violation.text()
+        except MatchError as exc:
+            return seed, str(exc).removeprefix(f"match {seed} (seed {state_seed}): ")
+    return None
 
 
 def tally_counts(records: Sequence[MatchRecord], tally: Tally) -> None:
@@ -206,8 +240,8 @@ def _worker_main(conn: Any, path: str, players: int, options: dict[str, Any], ro
                 if item is None:
                     return
                 number, tasks = item
-                records = [run_match(game, seats, state_seed, agent_seeds, index, keep, counter)
-                           for index, seats, state_seed, agent_seeds, keep in tasks]
+                records = [run_match(game, seats, state_seed, agent_seeds, index, keep, counter, checked)
+                           for index, seats, state_seed, agent_seeds, keep, checked in tasks]
                 tally = Tally()  # a chunk's counts travel summed: the sums do not depend on the chunks
                 tally_counts(records, tally)
                 conn.send(("ok", number, (records, tally)))
@@ -221,8 +255,8 @@ def _worker_main(conn: Any, path: str, players: int, options: dict[str, Any], ro
 
 def _transportable(exc: BaseException) -> BaseException:
     """The exception itself when it is one of ours (it pickles), else a WorkerError describing it."""
-    if isinstance(exc, MatchError):
-        return MatchError(str(exc))
+    if isinstance(exc, (MatchError, InvariantError)):
+        return exc
     if isinstance(exc, InterpreterError):
         return MatchError(f"{type(exc).__name__}: {exc}")
     import traceback
@@ -342,9 +376,10 @@ class _Workers:
 def simulate(path: str, games: int, agents: Sequence[str] | None = None, players: int | None = None,
              options: dict[str, Any] | None = None, seed: int = 0, jobs: int = 1, rotate: bool = False,
              keep_moves: bool = False, progress: Callable[[int], None] | None = None,
-             root: str | None = None) -> SimulationResult:
+             root: str | None = None, invariants: bool = False) -> SimulationResult:
     """Play ``games`` bot matches of the spec at ``path``; the same arguments give the same records
-    whatever ``jobs`` is. A rule failing in a match raises ``MatchError`` naming the match and its seed."""
+    whatever ``jobs`` is. A rule failing in a match raises ``MatchError`` naming the match and its seed;
+    with ``invariants``, an invariant failing raises ``InvariantError`` (the first in match order)."""
     if not 0 <= games <= MAX_GAMES:
         raise ValueError(f"games must be from 0 to {MAX_GAMES}")
     game = load_game(path, players=players, options=options or {}, root=root)
@@ -357,16 +392,16 @@ def simulate(path: str, games: int, agents: Sequence[str] | None = None, players
                               action_names=[a.name for a in game.link.actions.specs],
                               zone_names=list(dict.fromkeys(game.link.zone_family)))
 
-    def tasks() -> Iterator[tuple[int, list[str], int, list[int], bool]]:
+    def tasks() -> Iterator[tuple[int, list[str], int, list[int], bool, bool]]:
         for index in range(games):
             state_seed, agent_seeds = match_seeds(seed, index, n)
-            yield index, seat_agents(seat_specs, index, rotate), state_seed, agent_seeds, keep_moves
+            yield index, seat_agents(seat_specs, index, rotate), state_seed, agent_seeds, keep_moves, invariants
 
     jobs = max(1, min(int(jobs), games, max_jobs())) if games else 1
     if jobs == 1:
         counter = MatchCounter(game)
-        for index, seats, state_seed, agent_seeds, keep in tasks():
-            record = run_match(game, seats, state_seed, agent_seeds, index, keep, counter)
+        for index, seats, state_seed, agent_seeds, keep, checked in tasks():
+            record = run_match(game, seats, state_seed, agent_seeds, index, keep, counter, checked)
             tally_counts([record], result.tally)
             result.records.append(record)
             if progress is not None:
