@@ -353,7 +353,7 @@ def test_completion_of_card_attributes_statements_builtins_and_yaml_keys(tmp_pat
         s.change(uri, 4, top_key)
         result = await s.ask(s.client.text_document_completion_async, uri, position_of(top_key, "\nro", 3))
         assert {i.label for i in result.items} == set(json.loads(
-            (ROOT / "rulespec" / "schema.json").read_text(encoding="utf-8"))["properties"])
+            (ROOT / "rulespec" / "schema.json").read_text(encoding="utf-8"))["$defs"]["spec"]["properties"])
 
     on_spec(tmp_path, scenario)
 
@@ -384,7 +384,7 @@ def test_hover_on_a_builtin_shows_its_documentation_from_language_md(tmp_path: P
         assert "type: `int` (a whole number)" in name.contents.value
         zones = await s.ask(s.client.text_document_hover_async, uri, position_of(SPEC, "zones:", 1))
         schema = json.loads((ROOT / "rulespec" / "schema.json").read_text(encoding="utf-8"))
-        assert zones.contents.value == f"`zones`: {schema['properties']['zones']['description']}"
+        assert zones.contents.value == f"`zones`: {schema['$defs']['spec']['properties']['zones']['description']}"
         builtin = await s.ask(s.client.text_document_hover_async, uri, position_of(SPEC, "round >=", 1))
         assert builtin.contents.value == "`round`: int — " + re.search(
             r"^\| `round` \| int \| (.*) \|$", LANGUAGE_MD, re.M).group(1)  # type: ignore[union-attr]
