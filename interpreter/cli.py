@@ -25,7 +25,8 @@ import json
 import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, NoReturn, TextIO
 
 from rulespec import SpecError, compile_file, schema_text
@@ -646,6 +647,15 @@ def _run_simulation(args: argparse.Namespace, path: str, options: dict[str, Any]
     if args.no_progress:
         return simulate(path, args.games, agents, args.players, options, args.seed, jobs, args.rotate, keep,
                         root=root, invariants=not args.no_invariants)
+    with _progress_bar(err, args.no_color, f"simulating {os.path.basename(path)}", args.games) as update:
+        return simulate(path, args.games, agents, args.players, options, args.seed, jobs, args.rotate, keep,
+                        progress=update, root=root, invariants=not args.no_invariants)
+
+
+@contextmanager
+def _progress_bar(err: TextIO, no_color: bool, description: str, total: int) -> Iterator[Callable[[int], None]]:
+    """A progress bar on ``err`` (plain, 100 columns wide, when it is not a terminal): yields the
+    function that says how many of ``total`` are done."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -657,15 +667,13 @@ def _run_simulation(args: argparse.Namespace, path: str, options: dict[str, Any]
     )
 
     tty = bool(getattr(err, "isatty", lambda: False)())
-    bar_console = Console(file=err, no_color=args.no_color or not tty, force_terminal=None if tty else False,
-                          width=None if tty else 100)
+    console = Console(file=err, no_color=no_color or not tty, force_terminal=None if tty else False,
+                      width=None if tty else 100)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("eta"), TimeRemainingColumn())
-    with Progress(*columns, console=bar_console, transient=False) as progress:
-        task = progress.add_task(f"simulating {os.path.basename(path)}", total=args.games)
-        return simulate(path, args.games, agents, args.players, options, args.seed, jobs, args.rotate, keep,
-                        progress=lambda done: progress.update(task, completed=done), root=root,
-                        invariants=not args.no_invariants)
+    with Progress(*columns, console=console, transient=False) as progress:
+        task = progress.add_task(description, total=total)
+        yield lambda done: progress.update(task, completed=done)
 
 
 def _write(path: str, text: str) -> None:
@@ -841,21 +849,8 @@ def _run_sweep(args: argparse.Namespace, plan: Any, backend: Any, jobs: int, err
 
     if args.no_progress or not bool(getattr(err, "isatty", lambda: False)()):
         return play()
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    columns = (TextColumn("sweeping"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("eta"),
-               TimeRemainingColumn())
-    with Progress(*columns, console=Console(file=err, no_color=args.no_color)) as progress:
-        task = progress.add_task("sweep", total=plan.total)
-        return play(lambda done, total: progress.update(task, completed=done))
+    with _progress_bar(err, args.no_color, "sweeping", plan.total) as update:
+        return play(lambda done, total: update(done))
 
 
 # ---------------------------------------------------------------------- describe and replay
