@@ -26,7 +26,7 @@ from .static import evaluate_static
 if TYPE_CHECKING:  # pragma: no cover
     from .state import State
 
-__all__ = ["ActionSpec", "ActionTable", "Action", "ParamValue", "decode_action"]
+__all__ = ["ActionSpec", "ActionTable", "Action", "ParamValue", "decode_action", "param_name"]
 
 
 @dataclass
@@ -241,6 +241,13 @@ def decode_action(link: Any, action: int, state: State | None = None) -> Action 
             return None
         params[var] = value
     return Action(action, spec.name, MappingProxyType(params))
+
+
+def param_name(link: Any, t: str, digit: int, literals: list[Any]) -> str:
+    """How parameter value ``digit`` of type ``t`` reads (card, seat, cell, piece label, literal);
+    "?" when its domain has no such value."""
+    value = _param_value(link, t, digit, literals, None)
+    return value.name if value is not None else "?"
 
 
 def _param_value(link: Any, t: str, digit: int, literals: list[Any], state: State | None) -> ParamValue | None:

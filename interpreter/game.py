@@ -19,7 +19,7 @@ from rulespec.errors import did_you_mean
 from rulespec.static import StaticEvalError, static_defines
 
 from . import flow
-from .actions import Action, decode_action
+from .actions import Action, decode_action, param_name
 from .budget import start_step
 from .errors import OptionError, RuleError, StateError
 from .limits import DEFAULT_LIMITS, RunLimits
@@ -100,16 +100,24 @@ class Game:
 
     def check_invariants(self, state: State) -> list[str]:
         """Messages of the spec's `invariants:` that do not hold in ``state`` (empty when all hold)."""
+        return [f"{message} ({why})" if why else f"{message} ({span})"
+                for message, span, why in self.broken_invariants(state)]
+
+    def broken_invariants(self, state: State) -> list[tuple[str, Any, str]]:
+        """(message, position, why it could not be evaluated or "") of each invariant failing in
+        ``state``; checking leaves the state as it was (a match plays on the same)."""
         failed = []
+        saved = state.ops
         start_step(state)
-        for message, check, span in self.link.invariants:
-            try:
-                ok = bool(check(state, {}))
-            except RuleError as exc:
-                failed.append(f"{message} (could not be evaluated: {exc})")
-                continue
-            if not ok:
-                failed.append(f"{message} ({span})")
+        try:
+            for message, check, span in self.link.invariants:
+                try:
+                    if not check(state, {}):
+                        failed.append((message, span, ""))
+                except RuleError as exc:
+                    failed.append((message, span, f"could not be evaluated: {exc}"))
+        finally:
+            state.ops = saved
         return failed
 
     @property
@@ -164,7 +172,7 @@ class Game:
         digits = spec.decode(action)
         parts = [spec.name]
         for (var, t), digit, lits in zip(spec.params, digits, spec.literals):
-            parts.append(f"{var}={self._render_digit(t, digit, lits)}")
+            parts.append(f"{var}={param_name(self.link, t, digit, lits)}")
         return " ".join(parts)
 
     def action_params(self, action: int, state: State | None = None) -> Action | None:
@@ -175,17 +183,6 @@ class Game:
         if type(action) is not int:
             action = action_id(action)  # IllegalActionError for what is not an id
         return decode_action(self.link, action, state)
-
-    def _render_digit(self, t: str, digit: int, literals: list[Any]) -> str:
-        if t == "card":
-            return self.cards.kind_names[digit] if digit < self.cards.kinds else "?"
-        if t == "player":
-            return self.link.seat_names[digit] if digit < self.num_players else "?"
-        if t == "cell":
-            return self.board.names[digit] if self.board and digit < self.board.size else "?"
-        if t == "piece":
-            return self.link.piece_label[digit] if digit < len(self.link.piece_label) else "?"
-        return str(literals[digit]) if digit < len(literals) else "?"
 
     def action_label(self, state: State, action: int) -> str:
         """The label of ``action`` in ``state``: the spec's label when it is legal there."""
@@ -321,9 +318,10 @@ def resolve_options(gamedef: GameDef, given: dict[str, Any], num_players: int) -
             else:
                 what = "the default "
             raise OptionError(f"option '{name}': {what}{error}")
+    defines = static_defines(gamedef.model.defines) if gamedef.model.requires else {}
     for cond, message, span in gamedef.model.requires:
         try:
-            ok = evaluate_static(cond, values, num_players, defines=static_defines(gamedef.model.defines))
+            ok = evaluate_static(cond, values, num_players, defines=defines)
         except RuleError as exc:
             raise OptionError(f"{span}: game.requires: {exc.detail}") from None
         if not ok:

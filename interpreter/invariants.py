@@ -1,6 +1,6 @@
 """The spec's `invariants:` checked on played matches: the first violation, with what reproduces it.
 
-    failed = broken_invariants(game, state)               # what fails in one state (run_match checks each)
+    failed = game.broken_invariants(state)                # what fails in one state (run_match checks each)
     violation = history_violation(game, seed, history)    # replayed with labels, once a match failed
 
 ``simulate.run_match`` checks every invariant after the setup and after every action, in the
@@ -18,12 +18,11 @@ from typing import Any
 
 from rulespec.errors import SourceSpan
 
-from .budget import start_step
-from .errors import InterpreterError, RuleError
+from .errors import InterpreterError
 from .game import Game
-from .state import CHANCE, State
+from .state import CHANCE
 
-__all__ = ["Violation", "InvariantError", "broken_invariants", "match_violation", "history_violation"]
+__all__ = ["Violation", "InvariantError", "match_violation", "history_violation"]
 
 
 @dataclass(frozen=True)
@@ -59,23 +58,6 @@ class InvariantError(InterpreterError):
         return (InvariantError, (self.violation,))
 
 
-def broken_invariants(game: Game, state: State) -> list[tuple[str, SourceSpan, str]]:
-    """(message, position, why it could not be evaluated or "") of each invariant failing in ``state``."""
-    failed = []
-    saved = state.ops  # checking leaves the state as it was: the match plays on the same
-    start_step(state)
-    try:
-        for message, check, span in game.link.invariants:
-            try:
-                if not check(state, {}):
-                    failed.append((message, span, ""))
-            except RuleError as exc:
-                failed.append((message, span, f"could not be evaluated: {exc}"))
-    finally:
-        state.ops = saved
-    return failed
-
-
 def _who(game: Game, player: int) -> str:
     if player == CHANCE:
         return "chance"
@@ -93,7 +75,7 @@ def match_violation(game: Game, seed: int, moves: Iterable[tuple[int, int, str]]
             player, action, text = move
             label = f"{_who(game, player)}: {text}"
             state.apply_action(action)
-        failed = broken_invariants(game, state)
+        failed = game.broken_invariants(state)
         if failed:
             message, span, detail = failed[0]
             return Violation(match, seed, number, label, message, span, detail)

@@ -31,6 +31,7 @@ from itertools import compress
 from operator import ne
 from typing import Any
 
+from .actions import param_name
 from .stats import Tally
 
 __all__ = ["MatchCounter", "NO_SEAT", "ENGINE_EVENTS", "summarize_counts", "compared_counts"]
@@ -135,7 +136,7 @@ class MatchCounter:
         if spec is None:
             return (f"action {action}", [])
         digits = spec.decode(action)
-        return (spec.name, [(var, t, self.game._render_digit(t, digit, lits))
+        return (spec.name, [(var, t, param_name(self.game.link, t, digit, lits))
                             for (var, t), digit, lits in zip(spec.params, digits, spec.literals)])
 
 

@@ -27,7 +27,7 @@ from typing import Any
 from .agents import AgentError, derive_seed, make_agent
 from .errors import InterpreterError, RuleError
 from .game import Game, load_game
-from .invariants import InvariantError, broken_invariants, history_violation
+from .invariants import InvariantError, history_violation
 from .match_counts import ENGINE_EVENTS, MatchCounter, compared_counts, summarize_counts
 from .state import CHANCE, State
 from .stats import Tally, describe, difference, histogram, holm, one_proportion_p, two_proportion_p, welch_p, wilson
@@ -197,7 +197,7 @@ def run_match(game: Game, agents: Sequence[str], state_seed: int, agent_seeds: S
 
 
 def _check_invariants(game: Game, state: State, seed: int, index: int) -> None:
-    if broken_invariants(game, state):
+    if game.broken_invariants(state):
         violation = history_violation(game, seed, state.history, index)
         assert violation is not None  # the replay is the same match
         raise InvariantError(violation)

@@ -153,10 +153,7 @@ class Describer:
         cards = self.model.cards
         if cards is None:
             return []
-        out = ["## Cards", ""]
-        decks = cards.decks
-        if not (isinstance(decks, A.Const) and decks.value == 1):
-            out += [f"Number of decks (copies of the whole list below): {self.expr(decks)}.", ""]
+        out = self.cards_heading(cards)
         if cards.name_template is not None:
             out += [f"Cards are named \"{self.template(cards.name_template)}\".", ""]
         if cards.attributes:
@@ -169,6 +166,13 @@ class Describer:
         for entry in cards.entries:
             out.append(self.card_row(entry))
         return out + self.deck_lines()
+
+    def cards_heading(self, cards: Any) -> list[str]:
+        """The section's title, and the number of decks when it is not one (both views)."""
+        out = ["## Cards", ""]
+        if not _is_const(cards.decks, 1):
+            out += [f"Number of decks (copies of the whole list below): {self.expr(cards.decks)}.", ""]
+        return out
 
     def deck_lines(self) -> list[str]:
         """The deck's total and each card's count, for each player count (with the default options)."""
@@ -1025,9 +1029,7 @@ class PlayerDescriber(Describer):
         cards = self.model.cards
         if cards is None:
             return []
-        out = ["## Cards", ""]
-        if not _is_const(cards.decks, 1):
-            out += [f"Number of decks (copies of the whole list below): {self.expr(cards.decks)}.", ""]
+        out = self.cards_heading(cards)
         if cards.name_template is not None and self.card_table:
             fields = [self.expr(p) for p in cards.name_template.parts if not isinstance(p, str)]
             out += [f"Cards are named by their {' and '.join(fields)}, for example \"{self.card_table[0][0]}\".", ""]
