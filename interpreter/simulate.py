@@ -35,7 +35,7 @@ from .stats import Tally, describe, difference, histogram, holm, one_proportion_
 __all__ = [
     "MatchRecord", "SimulationResult", "simulate", "run_match", "match_seeds", "seat_agents", "expand_agents",
     "summarize", "print_summary", "compare", "print_comparison", "plot", "wilson", "two_proportion_p",
-    "welch_p", "SIGNIFICANCE", "run_name", "MatchError", "WorkerError", "MAX_GAMES", "max_jobs",
+    "welch_p", "SIGNIFICANCE", "run_name", "MatchError", "WorkerError", "MAX_GAMES", "max_jobs", "win_share",
 ]
 
 SIGNIFICANCE = 0.05
@@ -438,7 +438,8 @@ def simulate(path: str, games: int, agents: Sequence[str] | None = None, players
 # ====================================================================== statistics
 
 
-def _share(record: MatchRecord, seat: int) -> float:
+def win_share(record: MatchRecord, seat: int) -> float:
+    """The seat's share of the match's win: 1 / the number of winners, 0 when it did not win."""
     return 1.0 / len(record.winners) if seat in record.winners else 0.0
 
 
@@ -449,7 +450,7 @@ def summarize(result: SimulationResult) -> dict[str, Any]:
     n = result.players
     seats = []
     for p in range(n):
-        wins = sum(_share(r, p) for r in records)
+        wins = sum(win_share(r, p) for r in records)
         low, high = wilson(wins, games)
         agent = result.agents[p] if not result.rotate else "(rotating)"
         seats.append({
@@ -460,7 +461,7 @@ def summarize(result: SimulationResult) -> dict[str, Any]:
     by_agent: dict[str, list[float]] = {}
     for r in records:
         for p, label in enumerate(r.agents):
-            by_agent.setdefault(label, []).append(_share(r, p))
+            by_agent.setdefault(label, []).append(win_share(r, p))
     agents = []
     for label, shares in by_agent.items():
         wins = sum(shares)
@@ -514,7 +515,7 @@ def _first_player_skipped(result: SimulationResult) -> str | None:
 def _first_player_advantage(records: list[MatchRecord], n: int) -> dict[str, Any]:
     """How often the seat that moved first won, against a fair share."""
     firsts = [r for r in records if r.first_player is not None]
-    first_wins = sum(_share(r, r.first_player) for r in firsts if r.first_player is not None)
+    first_wins = sum(win_share(r, r.first_player) for r in firsts if r.first_player is not None)
     low, high = wilson(first_wins, len(firsts))
     return {"games": len(firsts), "wins": first_wins, "win_rate": first_wins / len(firsts) if firsts else 0.0,
             "ci": [low, high], "expected": 1.0 / n, "p": one_proportion_p(first_wins, len(firsts), 1.0 / n)}
@@ -742,8 +743,8 @@ def _compared_values(a: SimulationResult, b: SimulationResult) -> Iterator[tuple
     """(group, metric, kind, per-match values of A, of B) of the outcome and length metrics."""
     seats = range(min(a.players, b.players))
     for p in seats:
-        yield ("outcome", f"win rate {a.seat_names[p]}", "rate", [_share(r, p) for r in a.records],
-               [_share(r, p) for r in b.records])
+        yield ("outcome", f"win rate {a.seat_names[p]}", "rate", [win_share(r, p) for r in a.records],
+               [win_share(r, p) for r in b.records])
     agents_a, agents_b = _agent_shares(a), _agent_shares(b)
     if len(agents_a) > 1 or len(agents_b) > 1:
         for label in agents_a:
@@ -767,14 +768,14 @@ def _compared_values(a: SimulationResult, b: SimulationResult) -> Iterator[tuple
 
 
 def _first_player_shares(result: SimulationResult) -> list[float]:
-    return [_share(r, r.first_player) for r in result.records if r.first_player is not None]
+    return [win_share(r, r.first_player) for r in result.records if r.first_player is not None]
 
 
 def _agent_shares(result: SimulationResult) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
     for r in result.records:
         for p, label in enumerate(r.agents):
-            out.setdefault(label, []).append(_share(r, p))
+            out.setdefault(label, []).append(win_share(r, p))
     return out
 
 

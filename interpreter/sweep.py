@@ -57,6 +57,7 @@ from .simulate import (
     seat_agents,
     summarize,
     wilson,
+    win_share,
 )
 
 __all__ = [
@@ -623,10 +624,6 @@ def _payload_records(payload: Any, combination: Combination) -> list[dict[str, A
 # ====================================================================== statistics and output
 
 
-def _share(record: MatchRecord, seat: int) -> float:
-    return 1.0 / len(record.winners) if seat in record.winners else 0.0
-
-
 def _margin(records: Sequence[MatchRecord]) -> dict[str, float] | None:
     """The final score of the best seat minus the second best's (None with one player)."""
     if not records or len(records[0].totals) < 2:
@@ -729,10 +726,10 @@ def _pooled(matches: list[MatchRecord]) -> dict[str, Any]:
     rates = []
     for p in range(seats):
         had = [r for r in matches if p < len(r.totals)]
-        wins = sum(_share(r, p) for r in had)
+        wins = sum(win_share(r, p) for r in had)
         rates.append((wins / len(had), wilson(wins, len(had))))
     firsts = [r for r in matches if r.first_player is not None and len(r.totals) > 1]
-    first_wins = sum(_share(r, r.first_player) for r in firsts if r.first_player is not None)
+    first_wins = sum(win_share(r, r.first_player) for r in firsts if r.first_player is not None)
     first = (first_wins / len(firsts), wilson(first_wins, len(firsts))) if firsts else None
     length = statistics.fmean(r.actions for r in matches) if matches else 0.0
     return {"seats": rates, "first": first, "actions": length}
