@@ -16,7 +16,7 @@ from typing import Any
 from .codegen import Codegen, _Writer
 from .codegen_blocks import has_own_errors
 
-__all__ = ["generate_collector"]
+__all__ = ["generate_collector", "generate_choice", "bind_card"]
 
 
 def generate_collector(gen: Codegen, alt: Any, loops: list[tuple[str, Any]], filters: dict[int, list[Any]]) -> Any:
@@ -27,14 +27,29 @@ def generate_collector(gen: Codegen, alt: Any, loops: list[tuple[str, Any]], fil
     if not gen.generating or len(loops) > 2:
         return None
     w = _Writer(gen, env=True)
-    lines = ["def _c(s, e, _ids):"]
+    lines = ["def _c(s, e, _ids):", "    _add = _ids.add", *_collect_lines(w, alt, loops, filters, 1)]
+    return gen.load(f"c{len(gen.units)}", lines, w.names, "_c")
+
+
+def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: dict[int, list[Any]],
+                   indent: int) -> list[str]:
+    """The lines adding an alternative's option ids to ``_ids`` (through ``_add``), at ``indent``.
+    The names the alternative binds leave the writer's scope afterwards."""
+    scope = dict(w.scope)
+    lines: list[str] = []
+
+    def put(depth: int, text: str) -> None:
+        lines.append("    " * (indent + depth) + text)
+
     pre = _condition(w, filters.get(-1, []))
+    depth = 0
     if pre is not None:
-        lines += [f"    if not ({pre}):", "        return"]
+        put(0, f"if {pre}:")
+        depth = 1
     if not loops:
-        lines.append(f"    _ids.add({alt.offset!r})")
-        return gen.load(f"c{len(gen.units)}", lines, w.names, "_c")
-    lines.append("    _add = _ids.add")
+        put(depth, f"_add({alt.offset!r})")
+        w.scope = scope
+        return lines
     (var0, items0), *rest = loops
     table0, stride0 = alt.encodings[0]
     source0 = w.listing(items0)
@@ -43,29 +58,43 @@ def generate_collector(gen: Codegen, alt: Any, loops: list[tuple[str, Any]], fil
     if not rest:
         encoded = f"{alt.offset!r} + {_encode(w, x, table0, stride0)}"
         if filter0 is None and ":=" not in source0:  # (no assignment expression in a comprehension's iterable)
-            lines.append(f"    _ids.update([{encoded} for {x} in {source0}])")
+            put(depth, f"_ids.update([{encoded} for {x} in {source0}])")
         elif filter0 is None:
-            lines += [f"    for {x} in {source0}:", f"        _add({encoded})"]
+            put(depth, f"for {x} in {source0}:")
+            put(depth + 1, f"_add({encoded})")
         else:
-            lines += [f"    for {x} in list({source0}):", f"        if {filter0}:", f"            _add({encoded})"]
-        return gen.load(f"c{len(gen.units)}", lines, w.names, "_c")
+            put(depth, f"for {x} in list({source0}):")
+            put(depth + 1, f"if {filter0}:")
+            put(depth + 2, f"_add({encoded})")
+        w.scope = scope
+        return lines
     (var1, items1), = rest
     table1, stride1 = alt.encodings[1]
-    lines.append(f"    for {x} in list({source0}):")
+    put(depth, f"for {x} in list({source0}):")
+    depth += 1
     if filter0 is not None:
-        lines += [f"        if not ({filter0}):", "            continue"]
-    lines.append(f"        _b = {alt.offset!r} + {_encode(w, x, table0, stride0)}")
+        put(depth, f"if not ({filter0}):")
+        put(depth + 1, "continue")
+    b = w.temp()
+    put(depth, f"{b} = {alt.offset!r} + {_encode(w, x, table0, stride0)}")
     source1 = w.listing(items1)  # may read the first parameter
     y = w.bind(var1)
     filter1 = _condition(w, filters.get(1, []))
-    lines += [f"        _ys = {source1}", "        s.ops -= len(_ys)", "        if s.ops < 0:",
-              f"            _ov(s, {w.name_of(alt.span)})"]
-    encoded = f"_b + {_encode(w, y, table1, stride1)}"
+    ys = w.temp()
+    put(depth, f"{ys} = {source1}")
+    put(depth, f"s.ops -= len({ys})")
+    put(depth, "if s.ops < 0:")
+    put(depth + 1, f"_ov(s, {w.name_of(alt.span)})")
+    encoded = f"{b} + {_encode(w, y, table1, stride1)}"
     if filter1 is None:
-        lines += [f"        for {y} in _ys:", f"            _add({encoded})"]
+        put(depth, f"for {y} in {ys}:")
+        put(depth + 1, f"_add({encoded})")
     else:
-        lines += [f"        for {y} in list(_ys):", f"            if {filter1}:", f"                _add({encoded})"]
-    return gen.load(f"c{len(gen.units)}", lines, w.names, "_c")
+        put(depth, f"for {y} in list({ys}):")
+        put(depth + 1, f"if {filter1}:")
+        put(depth + 2, f"_add({encoded})")
+    w.scope = scope
+    return lines
 
 
 def _encode(w: _Writer, x: str, table: Any, stride: int) -> str:
@@ -84,3 +113,98 @@ def _value(w: _Writer, node: Any) -> str:
     if has_own_errors(node, w.L):
         return w.via_unit(node)
     return w.expr(node)
+
+
+# ---------------------------------------------------------------------- a whole choice
+
+
+def generate_choice(gen: Codegen, code: Any, pending: Any, push: Any, check_options: Any,
+                    small: int) -> tuple[Any, Any] | None:
+    """``enter(state, env)`` and ``resolve_choice(state, pending, index)`` of a choice
+    (``flow.ChooseCode``) as generated functions, or None when nothing is generated.
+
+    ``enter`` evaluates who decides, collects the option ids of every alternative in line
+    (by tiers of priority: a lower tier only when the higher offer nothing), pays for a
+    large choice, and records the pending decision, or enters the `otherwise` block.
+    ``resolve_choice`` finds the alternative of an id by its range, binds the parameters
+    (seats, cells, pieces and literals by arithmetic; a card by its kind, the first card of
+    that kind its collection offers) and runs the alternative's body or enters its frame.
+    Both do exactly what ``ChooseCode.enter`` and ``ChooseCode.resolve_choice`` do."""
+    if not gen.generating:
+        return None
+    return _choice_enter(gen, code, pending, push, check_options, small), \
+        _choice_resolve(gen, code, push)
+
+
+def _choice_enter(gen: Codegen, code: Any, pending: Any, push: Any, check_options: Any,
+                  small: int) -> Any:
+    w = _Writer(gen, env=True)
+    lines = ["def _e(s, e):"]
+    if code.by is None:
+        lines.append("    _p = s.current")
+    else:
+        lines += [f"    _p = {w.name_of(code.by)}(s, e)", "    if _p is None:",
+                  f"        _fail({w.name_of('`choose ... by:` names no player (none)')}, {w.name_of(code.span)})"]
+    lines += ["    _ids = set()", "    _add = _ids.add"]
+    tiers = code.tiers if code.tiers is not None else (code.alts,)
+    for depth, tier in enumerate(tiers):
+        if depth:
+            lines.append("    " * depth + "if not _ids:")
+        for alt in tier:
+            loops, filters = alt.source
+            if alt.collect_generated and len(loops) <= 2:
+                lines += _collect_lines(w, alt, loops, filters, depth + 1)
+            else:
+                lines.append("    " * (depth + 1) + f"{w.name_of(alt.collect)}(s, e, _ids)")
+    lines += [f"    if len(_ids) > {small!r}:", f"        {w.name_of(check_options)}(s, len(_ids))", "    if _ids:",
+              f"        s.pending = {w.name_of(pending)}(_p, sorted(_ids), None, {code.index!r}, e)"]
+    if code.orelse is not None:
+        lines += ["    else:", f"        {w.name_of(push)}(s, [{code.orelse!r}, 0, dict(e)])"]
+    from .codegen_blocks import _fail
+
+    return gen.load(f"n{len(gen.units)}", lines, {"_fail": _fail, **w.names}, "_e")
+
+
+def _choice_resolve(gen: Codegen, code: Any, push: Any) -> Any:
+    from .codegen_blocks import _fail
+
+    w = _Writer(gen, env=True)
+    lines = ["def _r(s, _pn, _ix):", "    _a = _pn[1][_ix]", "    e = dict(_pn[4])"]
+    for alt in code.alts:
+        lines.append(f"    if {alt.offset!r} <= _a < {alt.offset + alt.size!r}:")
+        if alt.steps:
+            lines.append(f"        _q = _a - {alt.offset!r}")
+        last = len(alt.steps) - 1
+        for i, (var, stride, kind, data) in enumerate(alt.steps):
+            key = w.name_of(var)
+            digit = f"_q // {stride!r}" if stride != 1 else "_q"
+            if kind == "id":
+                lines.append(f"        e[{key}] = {digit}")
+            elif kind == "literal":
+                lines.append(f"        e[{key}] = {w.name_of(data)}[{digit}]")
+            else:
+                items, filt, kind_of = data
+                lines.append(f"        _cd(s, e, {key}, {w.name_of(items)}, {w.name_of(filt) if filt else 'None'}, "
+                             f"{w.name_of(kind_of)}, {digit}, {w.name_of(alt.span)})")
+            if i < last:
+                lines.append(f"        _q = _q % {stride!r}")
+        if alt.body_fn is not None:
+            lines.append(f"        {w.name_of(alt.body_fn)}(s, e)")
+        else:
+            lines.append(f"        {w.name_of(push)}(s, [{alt.body_code!r}, 0, e])")
+        lines.append("        return")
+    lines.append(f"    _fail({w.name_of('internal: the action belongs to no alternative')}, {w.name_of(code.span)})")
+    return gen.load(f"r{len(gen.units)}", lines, {"_fail": _fail, "_cd": bind_card, **w.names}, "_r")
+
+
+def bind_card(s: Any, env: dict, var: str, items: Any, filt: Any, kind_of: Any, digit: int, span: Any) -> None:
+    """Bind ``var`` to the card of kind ``digit`` an option's parameter stands for: the first
+    of that kind its collection offers (with its filter), the card enumeration met first."""
+    from .errors import RuleError
+
+    for card in list(items(s, env)):
+        if kind_of[card] == digit:
+            env[var] = card
+            if filt is None or filt(s, env):
+                return
+    raise RuleError(f"internal: no card of kind {digit} for '{var}'", span)

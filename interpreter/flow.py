@@ -28,7 +28,7 @@ from rulespec.check import CHOICE as CHOICE_BIT
 
 from .budget import SMALL, log_event, overrun, spend, start_step
 from .codegen_blocks import generate_block_step, hand_back
-from .codegen_choices import generate_collector
+from .codegen_choices import generate_choice, generate_collector
 from .effects import (
     PYTHON_ERRORS,
     TOP,
@@ -169,6 +169,9 @@ class BlockCode(Code):
     def __init__(self, span: Any) -> None:
         self.spans: tuple[Any, ...] = ()
         self.stmts: tuple[tuple[Callable[[State, dict], Any], bool], ...] = ()
+        # per statement, the code whose frame or decision it starts (None: it runs to its end, or
+        # it enters a block: an `if`, a procedure call)
+        self.entered: tuple[Code | None, ...] = ()
         self.check: Callable[[State], bool] | None = None
         self.span = span
         # the body of a `repeat` whose `until` reads the body's names: at its end the block
@@ -270,7 +273,7 @@ class Alt:
     """One alternative of a choice, linked: how to enumerate, encode and run it."""
 
     __slots__ = ("name", "names", "loops", "cond", "encodings", "collect", "decode", "size", "span", "body_fn",
-                 "body_code", "label", "offset", "priority")
+                 "body_code", "label", "offset", "priority", "source", "steps", "collect_generated")
     name: str
     names: tuple[str, ...]
     loops: tuple[tuple[str, Callable[[State, dict], Any], Callable[[State, dict], Any] | None], ...]
@@ -285,13 +288,20 @@ class Alt:
     label: Any
     offset: int
     priority: int
+    source: tuple[list[tuple[str, Any]], dict[int, list[Any]]]  # (variable, iterable node) per loop; filters by level
+    steps: list[tuple[str, int, str, Any]]  # how an id binds each parameter (decode_steps)
+    collect_generated: bool  # ``collect`` is generated code (its lines can go in line in a choice's)
 
 
 class ChooseCode(Code):
     """A decision. Its pending form is ``[player, legal ids, None, code, env]``: only the ids;
-    the chosen id is decoded back into its parameters when it is applied."""
+    the chosen id is decoded back into its parameters when it is applied.
 
-    __slots__ = ("alts", "by", "orelse", "span", "tiers")
+    ``enter`` and ``resolve_choice`` below are the reference; with code generation on, the
+    link replaces both on the instance by one generated function each
+    (``codegen_choices.generate_choice``), which do the same in one call."""
+
+    # no __slots__: generated ``enter`` and ``resolve_choice`` replace the methods per instance
     alts: tuple[Alt, ...]
     tiers: tuple[tuple[Alt, ...], ...] | None  # the alternatives by priority, highest first (None: one tier)
     by: Callable[[State, dict], Any] | None
@@ -442,13 +452,10 @@ def make_collector(alt: Alt) -> Collector:
     return nested
 
 
-def make_decoder(alt: Alt, spec: Any) -> Callable[[State, dict, int], None]:
-    """Binds the parameters of the option ``rest`` (an id minus the offset) into ``env``.
-
-    Seats, cells, pieces and literal values decode arithmetically; a card decodes to its
-    kind, and the card bound is the first of that kind the parameter's collection offers
-    (with its filter), exactly the card enumeration met first.
-    """
+def decode_steps(alt: Alt, spec: Any) -> list[tuple[str, int, str, Any]]:
+    """How an option id (minus the offset) binds each parameter: (variable, stride, kind, data),
+    kind "id" (the digit itself), "literal" (data: the values) or "card" (data: the items, the
+    filter and the card kinds)."""
     steps: list[tuple[str, int, str, Any]] = []
     for i, (var, items, filt) in enumerate(alt.loops):
         table, stride = alt.encodings[i]
@@ -459,6 +466,17 @@ def make_decoder(alt: Alt, spec: Any) -> Callable[[State, dict, int], None]:
             steps.append((var, stride, "literal", spec.literals[i]))
         else:
             steps.append((var, stride, "id", None))
+    return steps
+
+
+def make_decoder(alt: Alt) -> Callable[[State, dict, int], None]:
+    """Binds the parameters of the option ``rest`` (an id minus the offset) into ``env``.
+
+    Seats, cells, pieces and literal values decode arithmetically; a card decodes to its
+    kind, and the card bound is the first of that kind the parameter's collection offers
+    (with its filter), exactly the card enumeration met first.
+    """
+    steps = alt.steps
 
     def decode(s: State, env: dict, rest: int) -> None:
         for var, stride, kind, data in steps:
@@ -855,14 +873,19 @@ def compile_block_code(block: A.Block, L: Any, checked: bool = True, hands_back:
 def fill_block(code: BlockCode, block: A.Block, L: Any, checked: bool = True) -> None:
     code.check = L.end_check if checked else None
     stmts = []
+    entered: list[Code | None] = []
     spliced = splice_constant_ifs(block.stmts, L)
     code.spans = tuple(stmt.span for stmt in spliced)
     for stmt in spliced:
         if waits(stmt, L):
-            stmts.append((compile_waiting(stmt, L), False))
+            entry, owner = compile_waiting(stmt, L)
+            stmts.append((entry, False))
+            entered.append(owner)
         else:
             stmts.append((compile_simple(stmt, L), True))
+            entered.append(None)
     code.stmts = tuple(stmts)
+    code.entered = tuple(entered)
     if L.codegen.generating:
         waiting = [fn if not simple else None for fn, simple in stmts]
         step = generate_block_step(L.codegen, block, spliced, waiting, checked, code.hands_back)
@@ -870,10 +893,15 @@ def fill_block(code: BlockCode, block: A.Block, L: Any, checked: bool = True) ->
             code.step = step  # type: ignore[method-assign]
 
 
-def compile_waiting(node: Any, L: Any) -> Callable[[State, dict], None]:
+def compile_waiting(node: Any, L: Any) -> tuple[Callable[[State, dict], None], Code | None]:
+    """The entry of a statement that can wait, and the code whose frame or decision it starts
+    (None: an `if` or a procedure call, which enter a block)."""
     kind = type(node).__name__
     if kind == "Choose":
-        return L.add_code(compile_choose(node, L), entered=True)
+        choice = compile_choose(node, L)
+        L.add_code(choice)
+        generate_choose(choice, L)
+        return choice.enter, choice
     if kind == "If":
         cond = compile_expr(node.cond, L)
         then = compile_block_code(node.then, L)
@@ -882,30 +910,31 @@ def compile_waiting(node: Any, L: Any) -> Callable[[State, dict], None]:
         def enter_if(s: State, env: dict) -> None:
             s.stack.append([then if cond(s, env) else orelse, 0, dict(env)])
 
-        return enter_if
+        return enter_if, None
     if kind == "For":
         code = ForCode()
         code.envs = bindings_iterator(node.bindings, L)
         code.body = compile_block_code(node.body, L)
-        return L.add_code(code, entered=True)
+        return L.add_code(code, entered=True), code
     if kind == "Repeat":
         repeat = RepeatCode()
         repeat.until = compile_expr(node.until, L)
         repeat.limit = node.max or L.loop_limit
         repeat.span = node.span
         repeat.body = compile_block_code(node.body, L, hands_back=binds_names(node.body))
-        return L.add_code(repeat, entered=True)
+        return L.add_code(repeat, entered=True), repeat
     if kind == "While":
         loop = WhileCode()
         loop.cond = compile_expr(node.cond, L)
         loop.limit = node.max or L.loop_limit
         loop.span = node.span
         loop.body = compile_block_code(node.body, L)
-        return L.add_code(loop, entered=True)
+        return L.add_code(loop, entered=True), loop
     if kind == "CallProc":
-        return compile_waiting_call(node, L)
+        return compile_waiting_call(node, L), None
     if kind in ("Draw", "Move", "Deal", "Let"):
-        return compile_chance(node, L)
+        entry = compile_chance(node, L)
+        return entry, entry.__self__  # type: ignore[attr-defined]
     raise RuleError(f"internal: {kind} cannot wait", node.span)
 
 
@@ -993,6 +1022,17 @@ def compile_choose(node: A.Choose, L: Any) -> ChooseCode:
     return code
 
 
+def generate_choose(code: ChooseCode, L: Any) -> None:
+    """Replace the choice's ``enter`` and ``resolve_choice`` by generated code (once its index is known)."""
+    generated = generate_choice(L.codegen, code, Pending, _push_frame, code._check_options, SMALL)
+    if generated is not None and all(generated):
+        code.enter, code.resolve_choice = generated  # type: ignore[method-assign]
+
+
+def _push_frame(s: State, frame: list) -> None:
+    s.stack.append(frame)
+
+
 def _conjuncts(node: Any) -> list[Any]:
     if isinstance(node, A.BinOp) and node.op == "and":
         return _conjuncts(node.left) + _conjuncts(node.right)
@@ -1059,8 +1099,12 @@ def link_alternative(node: A.Alternative, L: Any) -> Alt | None:
     alt.size = max(spec.size, 1)
     alt.span = node.span
     loops = [(b.var, b.iter) for b in bindings.items] if bindings else []
-    alt.collect = generate_collector(L.codegen, alt, loops, grouped) or make_collector(alt)
-    alt.decode = make_decoder(alt, spec)
+    alt.source = (loops, grouped)
+    generated = generate_collector(L.codegen, alt, loops, grouped)
+    alt.collect_generated = generated is not None
+    alt.collect = generated or make_collector(alt)
+    alt.steps = decode_steps(alt, spec)
+    alt.decode = make_decoder(alt)
     alt.label = node.label
     if waits(node.body, L):
         alt.body_fn = None

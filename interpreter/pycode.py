@@ -31,13 +31,13 @@ INVENTED = re.compile(r"_[a-z]+[0-9]*\Z")
 # the state, the environment of locals, a block's frame, the set of a choice's option ids
 FIXED_NAMES = frozenset({"s", "e", "frame", "_ids"})
 _IDS_METHODS = frozenset({"add", "update"})
-ALLOWED_BUILTINS = frozenset({"len", "bool", "dict", "any", "all", "sum", "max", "min", "list", "range", "abs",
+ALLOWED_BUILTINS = frozenset({"len", "bool", "dict", "set", "any", "all", "sum", "max", "min", "list", "range", "abs",
                               "sorted", "TypeError", "ZeroDivisionError", "OverflowError", "IndexError", "KeyError",
                               "ValueError", "AttributeError"})
 # the fields of a state the generated code may read or write (``s.<field>``)
 STATE_ATTRS = frozenset({"zones", "loc", "face", "shuffled", "g", "pv", "score", "total", "skips", "piece_cell",
                          "cell_piece", "piece_owner", "piece_kind", "round", "turn", "current", "dealer", "ops",
-                         "dirty", "in_play"})
+                         "dirty", "in_play", "pending"})
 _NODES: frozenset[type] = frozenset({
     ast.Module, ast.FunctionDef, ast.arguments, ast.arg, ast.Return, ast.If, ast.For, ast.Assign,
     ast.AugAssign, ast.Expr, ast.Pass, ast.Continue, ast.Try, ast.Raise, ast.ExceptHandler, ast.Tuple, ast.List,

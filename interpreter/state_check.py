@@ -538,10 +538,10 @@ class _Checker:
         if not 0 <= child < len(codes):
             return False
         if kind is flow.BlockCode:
-            fn, simple = code.stmts[frame[1] - 1]
+            _, simple = code.stmts[frame[1] - 1]
             if simple:
                 return False
-            owner = getattr(fn, "__self__", None)
+            owner = code.entered[frame[1] - 1]
             child_code = codes[child]
             if owner is None:  # an if's branch or a procedure's body
                 return type(child_code) is flow.BlockCode
@@ -678,7 +678,9 @@ class _Checker:
     def _entered_by_top(self, code: Any, top: list) -> None:
         """The top frame is a block whose last statement run entered ``code``."""
         block = self.codes[top[0]]
-        if type(block) is not flow.BlockCode or getattr(block.stmts[top[1] - 1][0], "__self__", None) is not code:
+        if type(block) is not flow.BlockCode or not 0 < top[1] <= len(block.stmts):
+            raise _Bad("pending: the top frame did not start it")
+        if block.entered[top[1] - 1] is not code:
             raise _Bad("pending: the top frame did not start it")
 
     def _choice(self, s: State, code: Any, top: list, pending: list) -> None:
