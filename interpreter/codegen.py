@@ -72,6 +72,14 @@ def _charge(s: Any, xs: Any, span: Any) -> Any:
     return xs
 
 
+def _charge_kept(s: Any, xs: Any, span: Any) -> Any:
+    """The last loop of a `for` statement's bindings: each assignment it makes is kept (four units an item)."""
+    s.ops -= 4 * len(xs)
+    if s.ops < 0:
+        overrun(s, span)
+    return xs
+
+
 def _within(s: Any, xs: Any, span: Any) -> Any:
     """``x in xs``: a long ``xs`` is paid for."""
     if len(xs) > SMALL:
@@ -115,8 +123,8 @@ class Codegen:
         self._defines: dict[str, Callable[..., Any]] = {}
         self.generate_block: Callable[[Codegen, Any, bool], Any] | None = None  # installed by the link
         self._helpers: dict[str, Any] = {
-            "_ch": _charge, "_wi": _within, "_cg": check_grown, "_ov": overrun, "_ld": list_difference,
-            "_mx": _extreme(max), "_mn": _extreme(min),
+            "_ch": _charge, "_ck": _charge_kept, "_wi": _within, "_cg": check_grown, "_ov": overrun,
+            "_ld": list_difference, "_mx": _extreme(max), "_mn": _extreme(min),
             "_ax": _arg(max), "_an": _arg(min), "_dv": distinct_values, "_lim": L.limits, "_errs": _ERRORS,
         }
 

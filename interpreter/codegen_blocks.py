@@ -25,9 +25,18 @@ from rulespec import ast as A
 from rulespec import types as T
 
 from .codegen import Codegen, _Writer
-from .effects import PYTHON_ERRORS, EndSignal, LateProcedure, compile_simple, rule_failure, splice_constant_ifs
+from .effects import (
+    PYTHON_ERRORS,
+    EndSignal,
+    LateProcedure,
+    binds_names,
+    compile_block_closure,
+    compile_simple,
+    rule_failure,
+    splice_constant_ifs,
+)
 from .errors import RuleError
-from .expressions import compile_expr, is_const, type_of
+from .expressions import compile_expr, compile_list, is_const, type_of
 from .state import move_card, move_piece
 
 __all__ = ["generate_block", "generate_block_step", "hand_back", "has_own_errors", "CLOSURE_STATEMENTS"]
@@ -41,7 +50,6 @@ CLOSURE_STATEMENTS = {
     "Emit": "an event is measured against the log's budget as it is made",
     "Place": "finds the player's next piece off the board",
     "Next": "rare (once a turn at most), and one call",
-    "For": "its bindings are a list of environments (the body runs once per assignment)",
     "Repeat": "a bounded loop with its own error when the bound is reached",
     "While": "a bounded loop with its own error when the bound is reached",
     "Choose": "never runs in line: a choice is a frame code (flow.ChooseCode)",
@@ -178,11 +186,12 @@ class _Statements:
         """An expression's value: in line, or through its unit when its closure has error
         messages of its own (so a failure reads as in the closure engine)."""
         if has_own_errors(node, self.L):
-            return f"{self.w.name_of(compile_expr(node, self.L))}(s, e)"
+            return self.w.call(compile_expr(node, self.L))
         return self.w.expr(node)
 
     def closure(self, stmt: Any, indent: int) -> None:
-        self.put(indent, f"{self.w.name_of(compile_simple(stmt, self.L))}(s, e)")
+        """Call the statement's closure (with the loop variables bound in line added to its env)."""
+        self.put(indent, self.w.call(compile_simple(stmt, self.L)))
 
     # ------------------------------------------------------------------ statements
     def stmt(self, stmt: Any, indent: int, own_handler: bool) -> None:
@@ -235,6 +244,40 @@ class _Statements:
         # as in the closure engine: a branch of one statement and no end check reports its
         # errors at the `if`; otherwise at its own statement
         self.statements(stmts, indent, len(stmts) > 1 or self.check is not None)
+
+    def s_For(self, stmt: A.For, indent: int) -> bool:
+        """Every assignment of the bindings first (each level paying for its items, the last
+        four units an item, as ``effects.bindings_iterator``), then the body once for each,
+        the variables as Python locals. A body binding names of its own (a `let`) runs as
+        its closure, with a new env per assignment."""
+        w = self.w
+        scope = dict(w.scope)
+        span = w.name_of(stmt.bindings.span)
+        items = stmt.bindings.items
+        last = len(items) - 1
+        clauses, names = [], []
+        for depth, binding in enumerate(items):
+            source = w.listing(binding.iter)
+            if ":=" in source:  # Python allows no assignment expression in a comprehension's iterable
+                source = w.call(compile_list(binding.iter, self.L))
+            x = w.bind(binding.var)
+            names.append(x)
+            charge = "_ck" if depth == last else "_ch"
+            clause = f"for {x} in {charge}(s, {source}, {span})"
+            if binding.cond is not None:
+                clause += f" if {self.value(binding.cond)}"
+            clauses.append(clause)
+        element = names[0] if len(names) == 1 else f"({', '.join(names)})"
+        found = w.temp()
+        self.put(indent, f"{found} = [{element} {' '.join(clauses)}]")
+        self.put(indent, f"for {', '.join(names)} in {found}:")
+        body = splice_constant_ifs(stmt.body.stmts, self.L)
+        if binds_names(stmt.body):
+            self.put(indent + 1, w.call(compile_block_closure(stmt.body, self.L)))
+        else:
+            self.branch(body, indent + 1)
+        w.scope = scope
+        return True
 
     def s_Assign(self, stmt: A.Assign, indent: int) -> bool:
         L = self.L
