@@ -264,21 +264,35 @@ def b_slides(node: A.Call, L: Any) -> Fn:
     name = local_name(piece)
 
     def slides(s: Any, e: dict) -> list:
-        at = s.piece_cell[e[name] if name is not None else piece(s, e)]
-        if at < 0:
-            return []
-        occupied = s.cell_piece
-        out = []
-        for ray in rays[at]:
-            k = 0
-            for c in ray:
-                if occupied[c] >= 0 or k >= steps:
-                    break
-                out.append(c)
-                k += 1
-        return out
+        return slides_of(s, e[name] if name is not None else piece(s, e), rays, steps)
 
     return slides
+
+
+def slides_rays(node: A.Call, L: Any) -> tuple[Any, int]:
+    """The rays and the longest move of a checked `slides(x, dirs=..., max=...)` call (constants)."""
+    kwargs = dict(node.kwargs)
+    dirs = const_value(compile_expr(kwargs["dirs"], L)) if "dirs" in kwargs else "orthogonal"
+    steps = const_value(compile_expr(kwargs["max"], L)) if "max" in kwargs else 10**9
+    return L.board.rays[dirs], steps
+
+
+def slides_of(s: Any, piece: int, rays: Any, steps: int) -> list:
+    """The cells a piece can slide to along ``rays`` (from each cell, the cells in order
+    outwards), at most ``steps`` along each, stopping before any piece."""
+    at = s.piece_cell[piece]
+    if at < 0:
+        return []
+    occupied = s.cell_piece
+    out = []
+    for ray in rays[at]:
+        k = 0
+        for c in ray:
+            if occupied[c] >= 0 or k >= steps:
+                break
+            out.append(c)
+            k += 1
+    return out
 
 
 def b_cell(node: A.Call, L: Any) -> Fn:

@@ -24,6 +24,7 @@ fallback off, for tests that compare the two backends.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +33,7 @@ from rulespec import types as T
 
 from .budget import _BIG_INT as _BIG
 from .budget import SMALL, check_grown, overrun
+from .builtins import slides_of, slides_rays
 from .expressions import (
     Fn,
     closure_of,
@@ -62,6 +64,9 @@ _STATE_NAMES = {"current": "s.current", "dealer": "s.dealer", "round": "s.round"
 _PLAYER_TABLES = {"score": "s.score", "total": "s.total"}
 _SEAT_TABLES = ("left", "right", "others", "seats_from")
 _MIN_NODES = 3  # smaller trees are as fast as closures: not worth a unit
+_INLINE_NODES = 40  # a define of fewer nodes that calls no other is written in line where it is called
+# code that names a value (a Python local, a state field, a local of the rules, a number): it may be repeated
+_SIMPLE = re.compile(r"(-?[0-9]+|None|True|False|_[a-z]+[0-9]*|s\.[a-z_]+|e\[_k[0-9]+\])\Z")
 
 
 def _charge(s: Any, xs: Any, span: Any) -> Any:
@@ -123,7 +128,7 @@ class Codegen:
         self._defines: dict[str, Callable[..., Any]] = {}
         self.generate_block: Callable[[Codegen, Any, bool], Any] | None = None  # installed by the link
         self._helpers: dict[str, Any] = {
-            "_ch": _charge, "_ck": _charge_kept, "_wi": _within, "_cg": check_grown, "_ov": overrun,
+            "_ch": _charge, "_ck": _charge_kept, "_sl": slides_of, "_wi": _within, "_cg": check_grown, "_ov": overrun,
             "_ld": list_difference, "_mx": _extreme(max), "_mn": _extreme(min),
             "_ax": _arg(max), "_an": _arg(min), "_dv": distinct_values, "_lim": L.limits, "_errs": _ERRORS,
         }
@@ -512,9 +517,29 @@ class _Writer:
         return self.builtin(node)
 
     def define_call(self, node: Any, name: str, args: tuple[Any, ...]) -> str:
+        codes = [self.expr(a) for a in args]
+        inline = self.inline_define(name, codes)
+        if inline is not None:
+            return inline
         fn = self.name_of(self.gen.define(name))
         span = [self.name_of(node.span)] if self.L.define_fans_out(name) else []
-        return f"{fn}({', '.join(['s', *span, *(self.expr(a) for a in args)])})"
+        return f"{fn}({', '.join(['s', *span, *codes])})"
+
+    def inline_define(self, name: str, codes: list[str]) -> str | None:
+        """The body of a small define that calls no other (so a call of it costs nothing of
+        the budget) written in place of the call, its parameters replaced by the arguments'
+        code, when each argument is a name or a number (evaluating it again costs nothing)."""
+        L = self.L
+        define = L.defines[name]
+        if L.define_fans_out(name) or _size(define.body, _INLINE_NODES) >= _INLINE_NODES \
+                or not all(_SIMPLE.match(code) for code in codes):
+            return None
+        scope, env = self.scope, self.env
+        self.scope, self.env = dict(zip(define.params, codes)), False  # a define sees its parameters only
+        try:
+            return f"({self.expr(define.body)})"
+        finally:
+            self.scope, self.env = scope, env
 
     def builtin(self, node: A.Call) -> str | None:
         L = self.L
@@ -552,6 +577,9 @@ class _Writer:
         if func in ("first", "last") and type_of(args[0], L) != T.ZONE:  # (a zone's order may be unknown)
             first, xs = self.held(self.expr(args[0]))
             return f"({xs}[{0 if func == 'first' else -1!r}] if {first} else None)"
+        if func == "slides":  # (its closure, compiled first, checked that the keywords are constants)
+            rays, steps = slides_rays(node, L)
+            return f"_sl(s, {self.expr(args[0])}, {self.name_of(rays)}, {steps!r})"
         if func == "abs":
             return f"abs({self.expr(args[0])})"
         if func in ("max", "min") and len(args) == 2:

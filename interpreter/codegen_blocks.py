@@ -29,6 +29,7 @@ from .effects import (
     PYTHON_ERRORS,
     EndSignal,
     LateProcedure,
+    bindings_iterator,
     binds_names,
     compile_block_closure,
     compile_simple,
@@ -97,16 +98,23 @@ def generate_block(gen: Codegen, block: A.Block, own_scope: bool = True) -> Any:
     writer = _Statements(gen)
     scoped = own_scope and any(isinstance(stmt, A.Let) for stmt in stmts)
     handler = len(stmts) > 1 or scoped or writer.check is not None
-    if not handler:
-        return None
-    body = writer.block(stmts, 2, own_handler=True)
+    body = writer.block(stmts, 2, own_handler=handler)
     if writer.inline == 0:
         return None  # nothing in line: the closures are as fast
     lines = ["def _b(s, e):"]
     if scoped:
         lines.append("    e = dict(e)")
-    lines += ["    _n = 0", "    try:", *body, "    except _perr as _x:", "        raise _rf(_x, _sp[_n]) from None"]
     writer.w.names["_sp"] = writer.spans
+    if handler:
+        lines += ["    _n = 0", "    try:", *body, "    except _perr as _x:",
+                  "        raise _rf(_x, _sp[_n]) from None"]
+    elif writer.spans:
+        # one statement, whose errors the enclosing block reports (as the closure engine does),
+        # except those of its inner blocks with statements of their own (`_n` set)
+        lines += ["    _n = -1", "    try:", *body, "    except _perr as _x:", "        if _n < 0:",
+                  "            raise", "        raise _rf(_x, _sp[_n]) from None"]
+    else:
+        lines += [line[4:] for line in body]
     return gen.load(f"b{len(gen.units)}", lines, {**_HELPERS, **writer.w.names}, "_b")
 
 
@@ -249,27 +257,38 @@ class _Statements:
         """Every assignment of the bindings first (each level paying for its items, the last
         four units an item, as ``effects.bindings_iterator``), then the body once for each,
         the variables as Python locals. A body binding names of its own (a `let`) runs as
-        its closure, with a new env per assignment."""
+        its closure, with a new env per assignment.
+
+        The assignments are found by expressions alone (nothing changes but the budget), so
+        they are written in line whatever their errors would say: when Python raises there,
+        the closure engine's iterator runs instead and raises the error as it words it."""
         w = self.w
         scope = dict(w.scope)
+        env = w.call(bindings_iterator(stmt.bindings, self.L))  # the reference, with this unit's locals
         span = w.name_of(stmt.bindings.span)
         items = stmt.bindings.items
         last = len(items) - 1
-        clauses, names = [], []
+        clauses, names, keys = [], [], []
         for depth, binding in enumerate(items):
             source = w.listing(binding.iter)
             if ":=" in source:  # Python allows no assignment expression in a comprehension's iterable
                 source = w.call(compile_list(binding.iter, self.L))
             x = w.bind(binding.var)
             names.append(x)
+            keys.append(w.name_of(binding.var))
             charge = "_ck" if depth == last else "_ch"
             clause = f"for {x} in {charge}(s, {source}, {span})"
             if binding.cond is not None:
-                clause += f" if {self.value(binding.cond)}"
+                clause += f" if {w.expr(binding.cond)}"
             clauses.append(clause)
         element = names[0] if len(names) == 1 else f"({', '.join(names)})"
-        found = w.temp()
-        self.put(indent, f"{found} = [{element} {' '.join(clauses)}]")
+        found, each = w.temp(), w.temp()
+        fallback = keys[0] if len(keys) == 1 else None
+        by_env = f"{each}[{fallback}]" if fallback else f"({', '.join(f'{each}[{k}]' for k in keys)})"
+        self.put(indent, "try:")
+        self.put(indent + 1, f"{found} = [{element} {' '.join(clauses)}]")
+        self.put(indent, "except _errs:")
+        self.put(indent + 1, f"{found} = [{by_env} for {each} in {env}]")
         self.put(indent, f"for {', '.join(names)} in {found}:")
         body = splice_constant_ifs(stmt.body.stmts, self.L)
         if binds_names(stmt.body):

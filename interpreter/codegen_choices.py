@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from .codegen import Codegen, _Writer
-from .codegen_blocks import has_own_errors
+from .codegen_blocks import _fail, has_own_errors
+from .errors import RuleError
 
 __all__ = ["generate_collector", "generate_choice", "bind_card"]
 
@@ -32,10 +33,16 @@ def generate_collector(gen: Codegen, alt: Any, loops: list[tuple[str, Any]], fil
 
 
 def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: dict[int, list[Any]],
-                   indent: int) -> list[str]:
+                   indent: int, direct: bool = False) -> list[str]:
     """The lines adding an alternative's option ids to ``_ids`` (through ``_add``), at ``indent``.
-    The names the alternative binds leave the writer's scope afterwards."""
+    The names the alternative binds leave the writer's scope afterwards. ``direct``: every
+    condition in line, whatever its errors would say (the caller falls back to the reference
+    when Python raises)."""
     scope = dict(w.scope)
+
+    def _condition(w: _Writer, parts: list[Any]) -> str | None:
+        return _conditions(w, parts, direct)
+
     lines: list[str] = []
 
     def put(depth: int, text: str) -> None:
@@ -102,11 +109,11 @@ def _encode(w: _Writer, x: str, table: Any, stride: int) -> str:
     return value if stride == 1 else f"{value} * {stride!r}"
 
 
-def _condition(w: _Writer, parts: list[Any]) -> str | None:
+def _conditions(w: _Writer, parts: list[Any], direct: bool = False) -> str | None:
     """The conjuncts as one Python condition (short-circuit, as the closures check them)."""
     if not parts:
         return None
-    return " and ".join(f"({_value(w, part)})" for part in parts)
+    return " and ".join(f"({w.expr(part) if direct else _value(w, part)})" for part in parts)
 
 
 def _value(w: _Writer, node: Any) -> str:
@@ -145,29 +152,28 @@ def _choice_enter(gen: Codegen, code: Any, pending: Any, push: Any, check_option
     else:
         lines += [f"    _p = {w.name_of(code.by)}(s, e)", "    if _p is None:",
                   f"        _fail({w.name_of('`choose ... by:` names no player (none)')}, {w.name_of(code.span)})"]
-    lines += ["    _ids = set()", "    _add = _ids.add"]
+    # the options are found by expressions alone (nothing changes but the budget): in line,
+    # and when Python raises there, the reference collects them and raises the error as it words it
+    lines += ["    _ids = set()", "    _add = _ids.add", "    try:"]
     tiers = code.tiers if code.tiers is not None else (code.alts,)
     for depth, tier in enumerate(tiers):
         if depth:
-            lines.append("    " * depth + "if not _ids:")
+            lines.append("    " * (depth + 1) + "if not _ids:")
         for alt in tier:
             loops, filters = alt.source
             if alt.collect_generated and len(loops) <= 2:
-                lines += _collect_lines(w, alt, loops, filters, depth + 1)
+                lines += _collect_lines(w, alt, loops, filters, depth + 2, direct=True)
             else:
-                lines.append("    " * (depth + 1) + f"{w.name_of(alt.collect)}(s, e, _ids)")
+                lines.append("    " * (depth + 2) + f"{w.name_of(alt.collect)}(s, e, _ids)")
+    lines += ["    except _errs:", f"        _ids = {w.name_of(code.options)}(s, e)"]
     lines += [f"    if len(_ids) > {small!r}:", f"        {w.name_of(check_options)}(s, len(_ids))", "    if _ids:",
               f"        s.pending = {w.name_of(pending)}(_p, sorted(_ids), None, {code.index!r}, e)"]
     if code.orelse is not None:
         lines += ["    else:", f"        {w.name_of(push)}(s, [{code.orelse!r}, 0, dict(e)])"]
-    from .codegen_blocks import _fail
-
     return gen.load(f"n{len(gen.units)}", lines, {"_fail": _fail, **w.names}, "_e")
 
 
 def _choice_resolve(gen: Codegen, code: Any, push: Any) -> Any:
-    from .codegen_blocks import _fail
-
     w = _Writer(gen, env=True)
     lines = ["def _r(s, _pn, _ix):", "    _a = _pn[1][_ix]", "    e = dict(_pn[4])"]
     for alt in code.alts:
@@ -200,9 +206,7 @@ def _choice_resolve(gen: Codegen, code: Any, push: Any) -> Any:
 def bind_card(s: Any, env: dict, var: str, items: Any, filt: Any, kind_of: Any, digit: int, span: Any) -> None:
     """Bind ``var`` to the card of kind ``digit`` an option's parameter stands for: the first
     of that kind its collection offers (with its filter), the card enumeration met first."""
-    from .errors import RuleError
-
-    for card in list(items(s, env)):
+    for card in items(s, env):  # (a filter changes nothing: the list need not be copied)
         if kind_of[card] == digit:
             env[var] = card
             if filt is None or filt(s, env):

@@ -14,6 +14,7 @@ from typing import Any
 from rulespec import ast as A
 from rulespec import types as T
 
+from . import rng as RNG
 from . import zones
 from .budget import MAX_NESTING, SMALL, check_grown, log_event, nested_size, overrun, spend, value_units
 from .errors import BudgetError, RuleError
@@ -195,8 +196,6 @@ def s_Move(node: A.Move, L: Any) -> Stmt:
             cards = compile_list(node.what, L)
 
             def move_random_of(s: Any, e: dict) -> None:
-                from . import rng as RNG
-
                 pool = cards(s, e)
                 if pool:
                     s.rng, i = RNG.below(s.rng, len(pool))
@@ -573,8 +572,6 @@ def s_Let(node: A.Let, L: Any) -> Stmt:
 
 
 def _random_let(node: A.Let, L: Any) -> Stmt:
-    from . import rng as RNG
-
     name = node.name
     call = node.value
     if call.func == "chance":
