@@ -416,9 +416,9 @@ class _Writer:
         L = self.L
         if op in ("and", "or"):
             left, right = self.expr(node.left), self.expr(node.right)
-            if not _always_bool(node.left):
+            if not self.always_bool(node.left):
                 left = f"bool({left})"
-            if not _always_bool(node.right):
+            if not self.always_bool(node.right):
                 right = f"bool({right})"
             return f"({left} {op} {right})"
         if op in ("in", "notin"):
@@ -446,6 +446,14 @@ class _Writer:
             if not (is_const(left_ref) or is_const(right_ref)):
                 return None  # two long values compared: paid for by the closure
         return f"({self.expr(node.left)} {symbol} {self.expr(node.right)})"
+
+    def always_bool(self, node: Any, depth: int = 0) -> bool:
+        """Is the value of ``node`` a bool whatever happens (``_always_bool``), looking into
+        the body of a define it calls?"""
+        if isinstance(node, (A.Call, A.Name)) and depth < 8 and self.L.info.ref(node).kind == "define":
+            name = node.func if isinstance(node, A.Call) else node.id
+            return self.always_bool(self.L.defines[name].body, depth + 1)
+        return _always_bool(node)
 
     def grown(self, code: str, t: str, span: Any) -> str:
         """A value an operator just made, checked as ``check_grown`` does; a number within

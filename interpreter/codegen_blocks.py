@@ -368,7 +368,8 @@ class _Statements:
         self.put(indent, "if s.ops < 0:")
         self.put(indent + 1, f"_ov(s, {self.w.name_of(stmt.span)})")
         env = ", ".join(f"{self.w.name_of(p)}: {self.value(a)}" for p, a in zip(params, stmt.args))
-        self.put(indent, f"{self.w.name_of(LateProcedure(L, name))}(s, {{{env}}})")
+        run = L.compiled_proc_closure(name) or LateProcedure(L, name)
+        self.put(indent, f"{self.w.name_of(run)}(s, {{{env}}})")
         return True
 
 

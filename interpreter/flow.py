@@ -766,6 +766,7 @@ class PhaseCode(Code):
         self.turn_code = turn_code
         self.first = first
         self.order = order
+        self.step_by = {"left": 1, "right": -1}.get(order, 0)  # the next seat: this one plus step_by
         self.end_when = end_when
         self.start_turn = start_turn
         self.skip_when = skip_when
@@ -781,37 +782,41 @@ class PhaseCode(Code):
             p = s.next_seat
             s.next_seat = -1
         else:
-            p = s.current
-            if self.order == "left":
-                p = (p + 1) % n
-            elif self.order == "right":
-                p = (p - 1) % n
+            p = (s.current + self.step_by) % n
         if self.end_when and any(cond(s, {}) for cond in self.end_when):
             s.stack.pop()
             return
+        if self.skip_when is not None or s.skips[p] > 0:
+            p = self.seat_to_move(s, p)
+            if p < 0:  # every seat is out: nobody can take a turn
+                s.stack.pop()
+                return
+        s.current = p
+        self.start_turn(s)
+        turn = self.turn_code
+        frame = [turn.index, 0, {}]
+        s.stack.append(frame)
+        turn.step(s, frame)  # run the turn's first steps now rather than via the loop
+
+    def seat_to_move(self, s: State, p: int) -> int:
+        """The seat that takes the turn from ``p`` on: seats `skip_when` passes over are passed,
+        and a seat with turns to skip skips one (an event) and passes; -1 when `skip_when`
+        passes over every seat."""
+        n = s.game.num_players
         skips = s.skips
         guard = 0
         while guard < 10_000:
             if self.skip_when is not None:
                 p = self.seat_not_skipped(s, p)
-                if p < 0:  # every seat is out: nobody can take a turn
-                    s.stack.pop()
-                    return
+                if p < 0:
+                    return -1
             if skips[p] <= 0:
                 break
             skips[p] -= 1
             log_event(s, {"type": "turn_skipped", "player": p}, self.span, 3)
             guard += 1
-            if self.order == "left":
-                p = (p + 1) % n
-            elif self.order == "right":
-                p = (p - 1) % n
-        s.current = p
-        self.start_turn(s)
-        frame = [self.turn_code.index, 0, {}]
-        s.stack.append(frame)
-        self.turn_code.step(s, frame)  # run the turn's first steps now rather than via the loop
-
+            p = (p + self.step_by) % n
+        return p
 
     def seat_not_skipped(self, s: State, p: int) -> int:
         """The first seat from ``p`` on, in the phase's order, that `skip_when` does not pass
@@ -819,10 +824,10 @@ class PhaseCode(Code):
         n = s.game.num_players
         skip = self.skip_when
         assert skip is not None
-        for _ in range(n if self.order != "none" else 1):
+        for _ in range(n if self.step_by else 1):
             if not skip(s, {"p": p}):
                 return p
-            p = (p + 1) % n if self.order == "left" else (p - 1) % n if self.order == "right" else p
+            p = (p + self.step_by) % n
         return -1
 
 

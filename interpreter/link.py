@@ -72,6 +72,7 @@ class Link:
         self._proc_closures: dict[str, Callable[..., Any]] = {}
         self._proc_codes: dict[str, int] = {}
         self._recursive = _recursive_procedures(self.model)
+        self._compiling: set[str] = set()  # procedures whose closure is being compiled
         self.codes: list[Any] = []
         self._compile_defines()
         self.end_watch = Watch(reads(self.model.round.end_when, self), self)
@@ -251,11 +252,18 @@ class Link:
         fn = self._proc_closures.get(name)
         if fn is None:
             self._proc_closures[name] = _recursion_guard(name, self)  # placeholder for recursion
+            self._compiling.add(name)
             fn = compile_block_closure(self.procs[name].body, self)
+            self._compiling.discard(name)
             if name in self._recursive:
                 fn = _depth_limited(fn, self.procs[name])
             self._proc_closures[name] = fn
         return fn
+
+    def compiled_proc_closure(self, name: str) -> Callable[[Any, dict], Any] | None:
+        """The closure of procedure ``name`` if it is compiled already (None while it is being
+        compiled, or before: a call compiled then finds it when it first runs)."""
+        return None if name in self._compiling else self._proc_closures.get(name)
 
     def proc_code(self, name: str) -> int:
         index = self._proc_codes.get(name)
