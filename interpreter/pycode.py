@@ -4,16 +4,17 @@ The code generator (``codegen``) writes Python source from fixed fragments of it
 names it invents (``_d3``, ``_v1``, ``_k7``) and ``repr()`` of values whose type is
 exactly int, bool or None. Every other value a rule needs (text, names, tables,
 positions) reaches the code through the namespace, under an invented name. This module
-enforces that discipline instead of trusting it: each unit is parsed and its syntax tree
-checked against an allow-list before it is compiled; anything else (a string literal, an
-attribute or a name outside the allowed set, an import, a class) fails the load with
-``CodegenError``. The code runs with only the builtins it is allowed and a filename
-that names no file.
+enforces that discipline instead of trusting it: each unit's tokens are checked against
+an allow-list before it is compiled (only ASCII letters, digits, white space and the
+operators the generator writes; no quote, so no string literal of any kind; every word
+a keyword of the allowed statements, an invented or fixed name or an allowed builtin;
+an attribute only of the state's data fields; no float literal, slice, set, star or
+decorator); anything else fails the load with ``CodegenError``. The code runs with only
+the builtins it names and a filename that names no file.
 """
 
 from __future__ import annotations
 
-import ast
 import builtins
 import re
 from collections.abc import Callable
@@ -38,18 +39,19 @@ ALLOWED_BUILTINS = frozenset({"len", "bool", "dict", "set", "any", "all", "sum",
 STATE_ATTRS = frozenset({"zones", "loc", "face", "shuffled", "g", "pv", "score", "total", "skips", "piece_cell",
                          "cell_piece", "piece_owner", "piece_kind", "round", "turn", "current", "dealer", "ops",
                          "dirty", "in_play", "pending"})
-_NODES: frozenset[type] = frozenset({
-    ast.Module, ast.FunctionDef, ast.arguments, ast.arg, ast.Return, ast.If, ast.For, ast.Assign,
-    ast.AugAssign, ast.Expr, ast.Pass, ast.Continue, ast.Try, ast.Raise, ast.ExceptHandler, ast.Tuple, ast.List,
-    ast.Dict, ast.Call,
-    ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.Compare, ast.BoolOp, ast.BinOp, ast.UnaryOp,
-    ast.IfExp, ast.NamedExpr, ast.GeneratorExp, ast.ListComp, ast.comprehension, ast.Load, ast.Store,
-    ast.And, ast.Or, ast.Not, ast.USub, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Eq,
-    ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Is, ast.IsNot,
-})
-_CONSTANT_TYPES = (int, bool, type(None))
-
-
+# the keywords of the statements and expressions the generator writes
+KEYWORDS = frozenset({"def", "return", "if", "elif", "else", "for", "in", "not", "and", "or", "is", "None", "True",
+                      "False", "try", "except", "raise", "from", "as", "pass", "continue"})
+# keywords of what is not allowed, by the syntax they write
+_REFUSED = {"import": "Import", "lambda": "Lambda", "global": "Global", "nonlocal": "Nonlocal", "class": "ClassDef",
+            "with": "With", "while": "While", "yield": "Yield", "await": "Await", "async": "AsyncFunctionDef",
+            "del": "Delete", "assert": "Assert", "break": "Break", "finally": "Try with finally"}
+# a token: a word, a whole number, an operator the generator writes, or any other single character
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|:=|==|!=|<=|>=|//|\*\*|->|<<|>>|[-+*/%<>=]=|\S")
+_OPERATORS = frozenset({"(", ")", "[", "]", "{", "}", ":", ",", ".", "=", ":=", "==", "!=", "<", "<=", ">", ">=",
+                        "+", "-", "*", "/", "//", "%", "+=", "-=", "**"})
+_ALLOWED_CHARS = re.compile(r"[A-Za-z0-9_ \n()\[\]{}:,.=<>!+\-*/%]*\Z")
+_DEF = re.compile(r"def (_[a-z]+[0-9]*)\(([^()]*)\):\Z")
 class Unit:
     """A verified unit of generated code: its source (for readers) and what it defines."""
 
@@ -61,69 +63,113 @@ class Unit:
         self.functions = functions
 
 
-def verify(tree: ast.Module, namespace: dict[str, Any]) -> set[str]:
-    """Raise CodegenError unless every node of ``tree`` is on the allow-list; return the
-    builtins it uses."""
-    nodes = _nodes(tree)
-    defined = set(namespace) | FIXED_NAMES
-    for node in nodes:
-        kind = type(node)
-        if kind not in _NODES:
-            raise CodegenError(f"generated code uses {kind.__name__}, which is not allowed")
-        if kind is ast.FunctionDef:
-            _check_invented(node.name)  # type: ignore[attr-defined]
-            defined.add(node.name)  # type: ignore[attr-defined]
-            for a in node.args.args:  # type: ignore[attr-defined]
-                _check_invented(a.arg)
-                defined.add(a.arg)
-        elif kind is ast.Name and type(node.ctx) is ast.Store:  # type: ignore[attr-defined]
-            _check_invented(node.id)  # type: ignore[attr-defined]
-            defined.add(node.id)  # type: ignore[attr-defined]
-        elif kind is ast.ExceptHandler and node.name is not None:  # type: ignore[attr-defined]
-            _check_invented(node.name)  # type: ignore[attr-defined]
-            defined.add(node.name)  # type: ignore[attr-defined]
+def verify(source: str, namespace: dict[str, Any]) -> set[str]:
+    """Raise CodegenError unless every token of ``source`` is on the allow-list; return the
+    builtins it names."""
+    if not _ALLOWED_CHARS.match(source):
+        raise CodegenError(_character_problem(source))
+    for line in source.splitlines():
+        if line.startswith("def") or " def " in line:
+            _check_def(line)
+    tokens = _TOKEN.findall(source)
     used: set[str] = set()
-    for node in nodes:
-        if type(node) in _CHECKED:
-            _check_node(node, defined)
-            if type(node) is ast.Name and node.id in ALLOWED_BUILTINS:  # type: ignore[attr-defined]
-                used.add(node.id)  # type: ignore[attr-defined]
+    brackets: list[list[Any]] = []  # open brackets: [the bracket, a dict's `:` or `**` seen, anything inside]
+    previous = ""
+    for i, token in enumerate(tokens):
+        first = token[0]
+        if brackets and token not in (")", "]", "}"):
+            top = brackets[-1]
+            top[2] = True
+            if token in (":", "**"):
+                top[1] = True
+        if first.isalpha() or first == "_":
+            if previous == ".":
+                owner = tokens[i - 2] if i >= 2 else ""
+                if not ((owner == "s" and token in STATE_ATTRS) or (owner == "_ids" and token in _IDS_METHODS)) \
+                        or (i >= 3 and tokens[i - 3] == "."):
+                    raise CodegenError(f"generated code reads the attribute '{token}', which is not allowed")
+            else:
+                _check_word(token, tokens, i)
+                if token in ALLOWED_BUILTINS:
+                    used.add(token)
+                if token == "for" and brackets and brackets[-1][0] == "{":
+                    raise CodegenError("generated code uses SetComp or DictComp, which is not allowed")
+                if token == "from" and "raise" not in tokens[max(0, i - 12):i]:
+                    raise CodegenError("generated code uses ImportFrom, which is not allowed")
+        elif first.isdigit():
+            if previous == ".":
+                raise CodegenError("generated code holds a float literal")
+        elif token not in _OPERATORS:
+            raise CodegenError(f"generated code uses the operator '{token}', which is not allowed")
+        elif token == ".":
+            if not (previous in ("s", "_ids") and (i < 2 or tokens[i - 2] != ".")):
+                after = tokens[i + 1] if i + 1 < len(tokens) else ""
+                if previous.isdigit() or after.isdigit():
+                    raise CodegenError("generated code holds a float literal")
+                raise CodegenError(f"generated code reads the attribute '{after}', which is not allowed")
+        elif token in "([{":
+            brackets.append([token, False, False])
+        elif token in ")]}":
+            if brackets:
+                bracket, keyed, filled = brackets.pop()
+                if bracket == "{" and filled and not keyed:
+                    raise CodegenError("generated code uses Set, which is not allowed")
+        elif token == ":" and brackets and brackets[-1][0] in "[(":
+            raise CodegenError("generated code uses Slice, which is not allowed")
+        elif token == "**" and not (brackets and brackets[-1][0] == "{" and previous in ("{", ",")):
+            raise CodegenError("generated code uses ** outside a dict display (a power or Starred), which is "
+                               "not allowed")
+        elif token == "*" and not (previous in (")", "]") or previous.isdigit()
+                                   or ((previous[:1].isalpha() or previous[:1] == "_") and previous not in KEYWORDS)):
+            raise CodegenError("generated code uses Starred, which is not allowed")
+        previous = token
     return used
 
 
-def _nodes(tree: ast.AST) -> list[ast.AST]:
-    """Every node of ``tree`` (a faster ``ast.walk``, in no particular order)."""
-    out = []
-    stack = [tree]
-    AST = ast.AST
-    while stack:
-        node = stack.pop()
-        out.append(node)
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if type(value) is list:
-                stack.extend(x for x in value if isinstance(x, AST))
-            elif isinstance(value, AST):
-                stack.append(value)
-    return out
+def _character_problem(source: str) -> str:
+    for i, ch in enumerate(source):
+        if not _ALLOWED_CHARS.match(ch):
+            if ch in "'\"":
+                prefix = source[max(0, i - 1):i].lower()
+                if prefix == "f":
+                    return "generated code uses JoinedStr (an f-string), which is not allowed"
+                what = "bytes" if prefix == "b" else "str"
+                return f"generated code holds a {what} literal"
+            return f"generated code holds the character {ch!r}, which is not allowed"
+    return "generated code holds a character that is not allowed"
 
 
-_CHECKED = frozenset({ast.Constant, ast.Name, ast.Attribute, ast.FunctionDef})
-
-
-def _check_node(node: ast.AST, defined: set[str]) -> None:
-    if isinstance(node, ast.Constant) and type(node.value) not in _CONSTANT_TYPES:
-        raise CodegenError(f"generated code holds a {type(node.value).__name__} literal")
-    if isinstance(node, ast.Name) and node.id not in defined and node.id not in ALLOWED_BUILTINS:
-        raise CodegenError(f"generated code names '{node.id}', which is neither invented nor allowed")
-    if isinstance(node, ast.Attribute) and not (isinstance(node.value, ast.Name) and (
-            (node.value.id == "s" and node.attr in STATE_ATTRS)
-            or (node.value.id == "_ids" and node.attr in _IDS_METHODS))):
-        raise CodegenError(f"generated code reads the attribute '{node.attr}', which is not allowed")
-    if isinstance(node, ast.FunctionDef) and (node.decorator_list or node.returns or node.args.defaults
-                                              or node.args.vararg or node.args.kwarg or node.args.kwonlyargs
-                                              or node.args.posonlyargs):
+def _check_def(line: str) -> None:
+    """A function is plain and top level: ``def _name(args):``, each argument a name."""
+    if not line.startswith("def "):
+        raise CodegenError("generated functions are plain and top level")
+    found = _DEF.match(line)
+    if found is None:
+        name = line[4:].split("(")[0].strip()
+        if name and name not in FIXED_NAMES and not INVENTED.match(name):
+            raise CodegenError(f"generated code defines '{name}', which is not an invented name")
         raise CodegenError("generated functions are plain: no decorators, defaults or variable arguments")
+    for arg in (a.strip() for a in found.group(2).split(",")):
+        if not (arg in FIXED_NAMES or INVENTED.match(arg)):
+            if arg.isidentifier():
+                raise CodegenError(f"generated code defines '{arg}', which is not an invented name")
+            raise CodegenError("generated functions are plain: no decorators, defaults or variable arguments")
+
+
+def _check_word(word: str, tokens: list[str], i: int) -> None:
+    if word in KEYWORDS or word in FIXED_NAMES or word in ALLOWED_BUILTINS or INVENTED.match(word):
+        if word == "as":
+            after = tokens[i + 1] if i + 1 < len(tokens) else ""
+            if not INVENTED.match(after):
+                raise CodegenError(f"generated code defines '{after}', which is not an invented name")
+        return
+    refused = _REFUSED.get(word)
+    if refused is not None:
+        raise CodegenError(f"generated code uses {refused} (the keyword '{word}'), which is not allowed")
+    after = tokens[i + 1] if i + 1 < len(tokens) else ""
+    if after == "=" or (after == "(" and i > 0 and tokens[i - 1] == "def"):
+        raise CodegenError(f"generated code defines '{word}', which is not an invented name")
+    raise CodegenError(f"generated code names '{word}', which is neither invented nor allowed")
 
 
 def _check_invented(name: str) -> None:
@@ -138,10 +184,10 @@ def load_unit(name: str, source: str, namespace: dict[str, Any]) -> Unit:
     cache_key = (source, frozenset(namespace))
     cached = _VERIFIED.get(cache_key)
     if cached is None:
-        tree = ast.parse(source, mode="exec")
-        builtins_used = verify(tree, namespace)
-        code = compile(tree, f"<rulespec generated {name}>", "exec", dont_inherit=True)
-        cached = (code, frozenset(builtins_used), tuple(n.name for n in tree.body if isinstance(n, ast.FunctionDef)))
+        builtins_used = verify(source, namespace)
+        code = compile(source, f"<rulespec generated {name}>", "exec", dont_inherit=True)
+        cached = (code, frozenset(builtins_used), tuple(_DEF.match(line).group(1)  # type: ignore[union-attr]
+                                                         for line in source.splitlines() if line.startswith("def ")))
         if len(_VERIFIED) >= _CACHE_SIZE:
             _VERIFIED.clear()
         _VERIFIED[cache_key] = cached

@@ -59,6 +59,22 @@ SPECS = sorted(GAMES.glob("*.yaml"))
     ("def _f(s, e):\n    return {_k1 for _v in s.g}\n", "SetComp"),
     ("def _f(s, e):\n    while 1:\n        pass\n", "While"),
     ("def _f(s, e):\n    try:\n        pass\n    except TypeError as x:\n        pass\n", "not an invented name"),
+    ("def _f(s, e):\n    return {_k1, _k1}\n", "Set"),
+    ("def _f(s, e):\n    return s.zones.__class__\n", "attribute"),
+    ("def _f(s, e):\n    return _k1[1:2]\n", "Slice"),
+    ("def _f(s, e):\n    return 0x1f\n", "names 'x1f'"),
+    ("def _f(s, e):\n    return 1e5\n", "names 'e5'"),
+    ("def _f(s, e):\n    return 2 ** 100\n", "power"),
+    ("def _f(s, e):\n    return _k1(*s.g)\n", "Starred"),
+    ("def _f(s, e):\n    return 1; _k1()\n", "character ';'"),
+    ("def _f(s, e):\n    return 1  # a comment\n", "character '#'"),
+    ("def _f(s, e):\n    return \\\n        1\n", "character"),
+    ("def _f(s, e):\n    return \uff4f\uff50\uff45\uff4e\n", "character"),  # fullwidth 'open': NFKC makes it a name
+    ("def _f(s, e):\n    return _k1 | 2\n", "character '|'"),
+    ("def _f(s, e):\n    def _g(s):\n        return 1\n    return _g\n", "top level"),
+    ("@_k1\ndef _f(s, e):\n    return 1\n", "character '@'"),
+    ("def _f(s, e):\n    return (yield)\n", "Yield"),
+    ("def _f(s, e):\n    del e\n", "Delete"),
 ])
 def test_the_verifier_refuses_what_is_not_allowed(source, problem):
     with pytest.raises(CodegenError, match=problem):
@@ -69,8 +85,7 @@ def test_the_verifier_accepts_the_shapes_the_generator_writes():
     source = ("def _f(s, e):\n    try:\n        return [(None if (_t1 := e[_k1]) is None else _k2[_t1]) "
               "for _v1 in _ch(s, s.zones[3], _k3) if _v1 > 2 and not s.g[0]]\n"
               "    except _errs:\n        return _o(s, e)\n")
-    tree = ast.parse(source)
-    verify(tree, {"_k1": "x", "_k2": [], "_k3": None, "_ch": None, "_errs": (), "_o": None})
+    verify(source, {"_k1": "x", "_k2": [], "_k3": None, "_ch": None, "_errs": (), "_o": None})
 
 
 def test_namespace_names_must_be_invented():

@@ -60,7 +60,7 @@ def test_no_eval_exec_or_unsafe_yaml_in_the_engine():
     in_pycode = [h.split(": ", 1)[1] for h in hits if h.startswith("interpreter/pycode.py: ")]
     assert [h.split("(")[0] for h in in_pycode] == ["code = compile", "exec"]
     source = (ROOT / "interpreter" / "pycode.py").read_text(encoding="utf-8")
-    assert source.index("verify(tree, namespace)") < source.index("code = compile(")
+    assert source.index("verify(source, namespace)") < source.index("code = compile(")
 
 
 def test_public_api_is_explicit():
