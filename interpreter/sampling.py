@@ -14,10 +14,11 @@ from __future__ import annotations
 import random
 
 from . import rng as RNG
+from .flow import DealCode, DrawCode, run
 from .state import State
 from .visibility import player_variable_seen, visible_cards
 
-__all__ = ["sample_consistent"]
+__all__ = ["sample_consistent", "Sampler"]
 
 
 MAX_TRIES = 200
@@ -30,40 +31,59 @@ def sample_consistent(state: State, player: int, seed: int | random.Random) -> S
     a card of a kind the redeal took away); such samples are rejected and redrawn, so the
     world returned still shows ``player`` the same decision in progress.
     """
-    rng = seed if isinstance(seed, random.Random) else random.Random(seed)
-    seen = visible_cards(state, player)
-    sample = state
-    for _ in range(MAX_TRIES):
-        sample = _redeal(state, seen, rng, player)
-        if _same_decision(state, sample):
-            return sample
-    return sample  # practically unreachable: the last redeal, whose decision has moved on
+    return Sampler(state, player).sample(seed)
 
 
-def _redeal(state: State, seen: set[int], rng: random.Random, player: int) -> State:
-    sample = state.clone()
-    _forget_secrets(sample, player)  # before the pending decision is worked out again from the sample
-    slots: list[tuple[int, int]] = []
-    hidden: list[int] = []
-    for z, cards in enumerate(sample.zones):
-        for i, card in enumerate(cards):
-            if card not in seen:
-                slots.append((z, i))
-                hidden.append(card)
-    faces = [state.face[state.zones[z][i]] for z, i in slots]
-    # the sample must depend on what the player sees, not on where the cards really are: sorted
-    # by kind (then id), the kinds dealt below are the same whichever copies the player sees
-    kind_of = state.game.cards.kind_of
-    hidden.sort(key=lambda card: (kind_of[card], card))
-    rng.shuffle(hidden)
-    for (z, i), card, face in zip(slots, hidden, faces):
-        sample.zones[z][i] = card
-        sample.loc[card] = z
-        sample.face[card] = face
-    sample.dirty = True  # cards changed zones behind the writers' backs: the end conditions must look again
-    sample.rng = RNG.seed_state(rng.getrandbits(62))
-    _refresh_pending(sample, state.pending.player if state.pending else None)
-    return sample
+class Sampler:
+    """Worlds ``player`` cannot tell apart from ``state``, many from one state: what the player
+    sees, and where the hidden cards lie, is worked out once (a search samples one world per
+    iteration). ``sample(seed)`` is ``sample_consistent(state, player, seed)``."""
+
+    __slots__ = ("state", "player", "slots", "hidden", "faces")
+
+    def __init__(self, state: State, player: int):
+        self.state = state
+        self.player = player
+        seen = visible_cards(state, player)
+        self.slots: list[tuple[int, int]] = []
+        hidden: list[int] = []
+        for z, cards in enumerate(state.zones):
+            for i, card in enumerate(cards):
+                if card not in seen:
+                    self.slots.append((z, i))
+                    hidden.append(card)
+        self.faces = [state.face[state.zones[z][i]] for z, i in self.slots]
+        # the sample must depend on what the player sees, not on where the cards really are: sorted
+        # by kind (then id), the kinds dealt below are the same whichever copies the player sees
+        kind_of = state.game.cards.kind_of
+        hidden.sort(key=lambda card: (kind_of[card], card))
+        self.hidden = hidden
+
+    def sample(self, seed: int | random.Random) -> State:
+        rng = seed if isinstance(seed, random.Random) else random.Random(seed)
+        state = self.state
+        sample = state
+        for _ in range(MAX_TRIES):
+            sample = self._redeal(rng)
+            if _same_decision(state, sample):
+                return sample
+        return sample  # practically unreachable: the last redeal, whose decision has moved on
+
+    def _redeal(self, rng: random.Random) -> State:
+        state = self.state
+        sample = state.clone()
+        _forget_secrets(sample, self.player)  # before the pending decision is worked out again from the sample
+        hidden = list(self.hidden)
+        rng.shuffle(hidden)
+        zones, loc, face = sample.zones, sample.loc, sample.face
+        for (z, i), card, up in zip(self.slots, hidden, self.faces):
+            zones[z][i] = card
+            loc[card] = z
+            face[card] = up
+        sample.dirty = True  # cards changed zones behind the writers' backs: the end conditions must look again
+        sample.rng = RNG.seed_state(rng.getrandbits(62))
+        _refresh_pending(sample, state.pending.player if state.pending else None)
+        return sample
 
 
 def _forget_secrets(sample: State, player: int) -> None:
@@ -86,8 +106,6 @@ def _same_decision(state: State, sample: State) -> bool:
 
 def _refresh_pending(sample: State, decider: int | None) -> None:
     """Options of a decision, or of a pending draw, follow from the cards: recompute them."""
-    from .flow import DealCode, DrawCode, run
-
     pending = sample.pending
     if pending is None:
         return

@@ -85,12 +85,13 @@ def _canonical(state, player):
 def test_search_agents_decide_from_their_information_set_only(monkeypatch, name):
     """Two states the agent cannot tell apart give the same decision: it never reads the hidden cards.
 
-    (``sample_consistent`` is made a function of the view alone by arranging the hidden cards
+    (the worlds sampled are made a function of the view alone by arranging the hidden cards
     canonically first; the agents get everything else from the view and the legal actions.)
     """
     real = sampling.sample_consistent
     canonical = lambda state, player, rng: real(_canonical(state, player), player, rng)
-    monkeypatch.setattr(mcts_module, "sample_consistent", canonical)
+    monkeypatch.setattr(mcts_module, "Sampler", lambda state, player: sampling.Sampler(_canonical(state, player),
+                                                                                       player))
     monkeypatch.setattr(greedy_module, "sample_consistent", canonical)
     game = interpreter.load_game(HIGHJACK, players=3)
     state = game.new_initial_state(seed=8)

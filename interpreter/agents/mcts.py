@@ -1,7 +1,7 @@
 """Information-set Monte Carlo tree search (single-observer IS-MCTS).
 
 Each iteration samples one world consistent with the agent's own view
-(``sample_consistent``: hidden cards redealt, future draws re-randomised), then walks
+(``sampling.Sampler``: hidden cards redealt, future draws re-randomised), then walks
 one shared tree of action sequences from the agent's information set: UCT among the
 actions legal in that world (each child counts how often it was available), expands one
 new action, plays a random rollout of at most ``depth`` actions, and scores the reached
@@ -22,7 +22,7 @@ import math
 import random
 from typing import TYPE_CHECKING, Any
 
-from ..sampling import sample_consistent
+from ..sampling import Sampler
 from . import Agent, AgentError, evaluate, whole
 
 if TYPE_CHECKING:
@@ -80,9 +80,9 @@ class MCTSAgent(Agent):
         game = self.game
         n = game.num_players
         root = _Node(n)
+        worlds = Sampler(state, self.player)
         for _ in range(self.iterations):
-            world = sample_consistent(state, self.player, rng)
-            self._iterate(root, world, rng, n)
+            self._iterate(root, worlds.sample(rng), rng, n)
         # the most visited action; among equals, the best average for this seat
         def rank(action: int) -> tuple[int, float]:
             child = root.children.get(action)
