@@ -75,17 +75,13 @@ def _fail(message: str, span: Any) -> None:
     raise RuleError(message, span)
 
 
-def _end_round() -> None:
-    raise EndSignal("round")
-
-
 def _move_piece_checked(s: Any, x: Any, c: Any, span: Any) -> None:
     if x is None or c is None:
         raise RuleError("cannot move: the piece or the cell is missing (none)", span)
     move_piece(s, x, c, span)
 
 
-_HELPERS = {"_rf": rule_failure, "_perr": PYTHON_ERRORS, "_fail": _fail, "_endr": _end_round, "_sig": EndSignal,
+_HELPERS = {"_rf": rule_failure, "_perr": PYTHON_ERRORS, "_fail": _fail, "_sig": EndSignal,
             "_mvc": move_card, "_done": _done, "_back": hand_back, "_mvp": _move_piece_checked}
 
 
@@ -182,12 +178,9 @@ class _Statements:
         """The round's end conditions, after a statement (when something they read changed)."""
         if self.check is None:
             return
+        where = f"frame, {resume!r}" if resume is not None else "None, 0"
         self.put(indent, "if s.dirty and s.in_play:")
-        self.put(indent + 1, "s.dirty = False")
-        self.put(indent + 1, f"if {self.w.name_of(self.check)}(s):")
-        if resume is not None:
-            self.put(indent + 2, f"frame[1] = {resume!r}")
-        self.put(indent + 2, "_endr()")
+        self.put(indent + 1, f"{self.w.name_of(self.L.end_hit)}(s, {where})")
 
     # ------------------------------------------------------------------ values
     def value(self, node: Any) -> str:

@@ -1,12 +1,14 @@
-"""Generated Python for the options of a choice (the compiler backend, after ``codegen``).
+"""Generated Python for a choice (the compiler backend, after ``codegen``).
 
-A choice's alternative enumerates its parameters (``for: card in hand(current) if ...``)
-and adds the id of each option to a set. The closure engine specialises this on the
-shape (``flow.make_collector``); here the same shapes (no parameter, one, two) become one
-generated function ``collect(state, env, ids)`` with the loops, filters and id encoding in
-line and the loop variables as Python locals. It pays for its work exactly as the
-closures do (the inner loop of two, by its length), and evaluates an expression whose
-closure has error messages of its own through that expression's unit.
+A choice's alternatives enumerate their parameters (``for: card in hand(current) if ...``)
+and add the id of each option to a set. The closure engine specialises this on the shape
+(``flow.make_collector``: the reference); here a whole choice becomes two generated
+functions: its entry (who decides, every alternative's options with the loops, filters and
+id encoding in line and the loop variables as Python locals, the pending decision) and its
+resolution (an id decoded back into its parameters, the alternative's body run). The
+options pay for their work exactly as the closures do (the inner loop of two, by its
+length); finding them changes nothing but the budget, so when Python raises there the
+reference collects them again and raises the error as it words it.
 """
 
 from __future__ import annotations
@@ -17,19 +19,7 @@ from .codegen import Codegen, _Writer
 from .codegen_blocks import _fail, has_own_errors
 from .errors import RuleError
 
-__all__ = ["generate_collector", "generate_choice", "bind_card"]
-
-
-def generate_collector(gen: Codegen, alt: Any, loops: list[tuple[str, Any]], filters: dict[int, list[Any]]) -> Any:
-    """``collect(state, env, ids)`` of an alternative, or None for a shape left to the closures.
-
-    ``loops``: (variable, iterable node) per parameter; ``filters``: the conjuncts of its
-    conditions by the level at which they can be checked (-1: before any loop)."""
-    if not gen.generating or len(loops) > 2:
-        return None
-    w = _Writer(gen, env=True)
-    lines = ["def _c(s, e, _ids):", "    _add = _ids.add", *_collect_lines(w, alt, loops, filters, 1)]
-    return gen.load(f"c{len(gen.units)}", lines, w.names, "_c")
+__all__ = ["generate_choice", "bind_card"]
 
 
 def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: dict[int, list[Any]],
@@ -161,7 +151,7 @@ def _choice_enter(gen: Codegen, code: Any, pending: Any, push: Any, check_option
             lines.append("    " * (depth + 1) + "if not _ids:")
         for alt in tier:
             loops, filters = alt.source
-            if alt.collect_generated and len(loops) <= 2:
+            if alt.collect_generated:
                 lines += _collect_lines(w, alt, loops, filters, depth + 2, direct=True)
             else:
                 lines.append("    " * (depth + 2) + f"{w.name_of(alt.collect)}(s, e, _ids)")

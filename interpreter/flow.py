@@ -28,7 +28,7 @@ from rulespec.check import CHOICE as CHOICE_BIT
 
 from .budget import SMALL, log_event, overrun, spend, start_step
 from .codegen_blocks import generate_block_step, hand_back
-from .codegen_choices import generate_choice, generate_collector
+from .codegen_choices import generate_choice
 from .effects import (
     PYTHON_ERRORS,
     TOP,
@@ -949,9 +949,13 @@ def compile_waiting_call(node: A.CallProc, L: Any) -> Callable[[State, dict], No
     if L.info.ref(target).kind == "proc":
         name = target.id
         params = L.procs[name].params
+        span = node.span
+        body: list[int] = []  # the procedure's code, found at the first call (it may call itself)
 
         def call(s: State, env: dict) -> None:
-            _push_call(s, [L.proc_code(name), 0, {p: a(s, env) for p, a in zip(params, args)}], node.span)
+            if not body:
+                body.append(L.proc_code(name))
+            _push_call(s, [body[0], 0, {p: a(s, env) for p, a in zip(params, args)}], span)
 
         return call
     which = compile_expr(target, L)
@@ -1105,9 +1109,10 @@ def link_alternative(node: A.Alternative, L: Any) -> Alt | None:
     alt.span = node.span
     loops = [(b.var, b.iter) for b in bindings.items] if bindings else []
     alt.source = (loops, grouped)
-    generated = generate_collector(L.codegen, alt, loops, grouped)
-    alt.collect_generated = generated is not None
-    alt.collect = generated or make_collector(alt)
+    # the options of an alternative are collected in line by its choice's generated entry
+    # (generate_choose); the closure is the reference its entry falls back to
+    alt.collect_generated = L.codegen.generating and len(loops) <= 2
+    alt.collect = make_collector(alt)
     alt.steps = decode_steps(alt, spec)
     alt.decode = make_decoder(alt)
     alt.label = node.label

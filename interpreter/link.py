@@ -27,7 +27,7 @@ from .builtins import compile_builtin
 from .cards import build_card_table
 from .codegen import Codegen
 from .codegen_blocks import generate_block
-from .effects import compile_block_closure
+from .effects import EndSignal, compile_block_closure
 from .errors import RuleError
 from .expressions import compile_expr, compile_list, json_converter, type_of
 from .flow import BlockCode, compile_flow, fill_block
@@ -77,6 +77,7 @@ class Link:
         self._compile_defines()
         self.end_watch = Watch(reads(self.model.round.end_when, self), self)
         self.end_check = self._end_check()
+        self.end_hit = _end_hit(self.end_check) if self.end_check is not None else None
         self.actions = ActionTable.build(self)
         self.max_chance_outcomes = max(2, self.cards.kinds, num_players, self.board.size if self.board else 0,
                                        len(self.piece_owner))
@@ -618,6 +619,20 @@ def _fresh_list(items: Callable[[State, dict], Any]) -> Callable[[State, dict], 
 
 def _bind_empty(fn: Callable[[State, dict], Any]) -> Callable[[State], Any]:
     return lambda s: fn(s, {})
+
+
+def _end_hit(check: Callable[[State], bool]) -> Callable[[State, Any, int], None]:
+    """What generated code runs when the state is dirty in play after a statement: evaluate the
+    round's end conditions and, when one holds, end the round (resuming, in a block that can
+    wait, at ``resume``)."""
+    def hit(s: State, frame: Any, resume: int) -> None:
+        s.dirty = False
+        if check(s):
+            if frame is not None:
+                frame[1] = resume
+            raise EndSignal("round")
+
+    return hit
 
 
 def _recursion_guard(name: str, L: Link) -> Callable[[State, dict], None]:

@@ -36,7 +36,8 @@ def grammar_stamp(grammar: str) -> str:
 
 
 def shipped_table() -> dict[str, Any]:
-    return json.loads(resources.files("rulespec").joinpath(TABLE).read_text(encoding="utf-8"))
+    """The shipped table, its tuples and integer-keyed dicts restored as JSON is read."""
+    return json.loads(resources.files("rulespec").joinpath(TABLE).read_text(encoding="utf-8"), object_hook=_restore)
 
 
 def build_parser() -> Lark:
@@ -50,7 +51,7 @@ def load_parser() -> Lark:
     try:
         shipped = shipped_table()
         if shipped.get("grammar") == grammar_stamp(grammar) and shipped.get("lark") == lark.__version__:
-            table = _decode(shipped["table"])
+            table = shipped["table"]
             return Lark._load_from_dict(table["data"], table["memo"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         pass  # a missing or unreadable table: build it
@@ -80,14 +81,10 @@ def _encode(x: Any) -> Any:
     return x
 
 
-def _decode(x: Any) -> Any:
-    if isinstance(x, dict):
-        if "__items__" in x:
-            return {_decode(k): _decode(v) for k, v in x["__items__"]}
-        if "__tuple__" in x:
-            return tuple(_decode(v) for v in x["__tuple__"])
-        return {k: _decode(v) for k, v in x.items()}
-    if isinstance(x, list):
-        return [_decode(v) for v in x]
+def _restore(x: dict[str, Any]) -> Any:
+    """One JSON object of the table as ``_encode`` wrote it (its members are restored already)."""
+    if "__items__" in x:
+        return dict(x["__items__"])
+    if "__tuple__" in x:
+        return tuple(x["__tuple__"])
     return x
-

@@ -233,12 +233,12 @@ def test_rulespec_compile_shows_the_generated_python(capsys):
     assert "ready for 4 players" in out.getvalue()
 
 
-@pytest.mark.parametrize("refused", ["", "d", "e", "b", "s", "c", "n", "r"])
+@pytest.mark.parametrize("refused", ["", "d", "e", "b", "s", "n", "r"])
 def test_a_unit_python_cannot_compile_falls_back_to_the_closures(refused, monkeypatch):
     """Python has limits of its own (nesting of parentheses, blocks, recursion while
     compiling): a unit it refuses is not an error, the closure runs instead. ``refused``:
-    the kind of unit refused (d defines, e expressions, b blocks, s steps, c an alternative's
-    options, n a choice's entry, r a choice's resolution; all)."""
+    the kind of unit refused (d defines, e expressions, b blocks, s steps, n a choice's
+    entry, r a choice's resolution; all)."""
     from interpreter import pycode
 
     def refuse(name: str, source: str, namespace: dict) -> Any:
@@ -253,7 +253,7 @@ def test_a_unit_python_cannot_compile_falls_back_to_the_closures(refused, monkey
     monkeypatch.setattr(codegen, "MODE", "strict")
     game = interpreter.load_game(str(spec), players=4)
     kinds = {unit.name[0] for unit in game.link.codegen.units}
-    assert kinds == (set() if not refused else {"d", "e", "b", "s", "c", "n", "r"} - {refused})
+    assert kinds == (set() if not refused else {"d", "e", "b", "s", "n", "r"} - {refused})
     runs = []
     for seed in range(2):
         state = game.new_initial_state(seed)
@@ -414,7 +414,7 @@ def test_an_iterable_that_needs_temporaries_is_generated(monkeypatch):
         game = interpreter.game_from_text(_ITERABLE_WITH_TEMPORARIES)
         if mode == "strict":
             names = {unit.name[0] for unit in game.link.codegen.units}
-            assert {"d", "c"} <= names  # both defines and the choice's options were generated
+            assert {"d", "n"} <= names  # both defines and the choice's entry (its options) were generated
             assert len([u for u in game.link.codegen.units if u.name.startswith("d")]) == 2
         state = game.new_initial_state(0)
         legal = state.legal_actions()
