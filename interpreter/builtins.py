@@ -131,15 +131,29 @@ def b_last(node: A.Call, L: Any) -> Fn:
     return last
 
 
+def unknown_order(what: str) -> str:
+    """The message of reading a card by its place in a shuffled zone."""
+    return f"{what} of a shuffled zone is not known: draw from it instead"
+
+
+def zone_end(s: Any, z: int, end: int, message: str, span: Any) -> Any:
+    """The card at ``end`` of zone ``z`` (-1 the top, 0 the bottom), none when it is empty."""
+    if s.shuffled[z]:
+        raise RuleError(message, span)
+    cards = s.zones[z]
+    return cards[end] if cards else None
+
+
 def _zone_pick(node: A.Call, L: Any, pick: Callable[[list, int], Any], what: str) -> Fn:
     zone = compile_expr(node.args[0], L)
     depth = compile_expr(node.args[1], L) if len(node.args) > 1 else _const(0)
     span = node.span
+    message = unknown_order(what)
 
     def zone_card(s: Any, e: dict) -> Any:
         z = zone(s, e)
         if s.shuffled[z]:
-            raise RuleError(f"{what} of a shuffled zone is not known: draw from it instead", span)
+            raise RuleError(message, span)
         cards = s.zones[z]
         i = depth(s, e)
         return pick(cards, i) if 0 <= i < len(cards) else None

@@ -33,7 +33,7 @@ from rulespec import types as T
 
 from .budget import _BIG_INT as _BIG
 from .budget import SMALL, check_grown, overrun
-from .builtins import slides_of, slides_rays
+from .builtins import slides_of, slides_rays, unknown_order, zone_end
 from .expressions import (
     Fn,
     closure_of,
@@ -128,7 +128,8 @@ class Codegen:
         self._defines: dict[str, Callable[..., Any]] = {}
         self.generate_block: Callable[[Codegen, Any, bool], Any] | None = None  # installed by the link
         self._helpers: dict[str, Any] = {
-            "_ch": _charge, "_ck": _charge_kept, "_sl": slides_of, "_wi": _within, "_cg": check_grown, "_ov": overrun,
+            "_ch": _charge, "_ck": _charge_kept, "_sl": slides_of, "_ze": zone_end, "_wi": _within,
+            "_cg": check_grown, "_ov": overrun,
             "_ld": list_difference, "_mx": _extreme(max), "_mn": _extreme(min),
             "_ax": _arg(max), "_an": _arg(min), "_dv": distinct_values, "_lim": L.limits, "_errs": _ERRORS,
         }
@@ -585,6 +586,10 @@ class _Writer:
         if func in ("first", "last") and type_of(args[0], L) != T.ZONE:  # (a zone's order may be unknown)
             first, xs = self.held(self.expr(args[0]))
             return f"({xs}[{0 if func == 'first' else -1!r}] if {first} else None)"
+        if func in ("top", "bottom") and len(args) == 1:
+            what = unknown_order("the top card" if func == "top" else "the bottom card")
+            return (f"_ze(s, {self.expr(args[0])}, {-1 if func == 'top' else 0!r}, {self.name_of(what)}, "
+                    f"{self.name_of(node.span)})")
         if func == "slides":  # (its closure, compiled first, checked that the keywords are constants)
             rays, steps = slides_rays(node, L)
             return f"_sl(s, {self.expr(args[0])}, {self.name_of(rays)}, {steps!r})"

@@ -53,8 +53,10 @@ def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: 
     x = w.bind(var0)
     filter0 = _condition(w, filters.get(0, []))
     if not rest:
-        encoded = f"{alt.offset!r} + {_encode(w, x, table0, stride0)}"
-        if filter0 is None and ":=" not in source0:  # (no assignment expression in a comprehension's iterable)
+        encoded = _offset(alt.offset, _encode(w, x, table0, stride0))
+        if filter0 is None and encoded == x:  # the ids are the items themselves
+            put(depth, f"_ids.update({source0})")
+        elif filter0 is None and ":=" not in source0:  # (no assignment expression in a comprehension's iterable)
             put(depth, f"_ids.update([{encoded} for {x} in {source0}])")
         elif filter0 is None:
             put(depth, f"for {x} in {source0}:")
@@ -73,7 +75,7 @@ def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: 
         put(depth, f"if not ({filter0}):")
         put(depth + 1, "continue")
     b = w.temp()
-    put(depth, f"{b} = {alt.offset!r} + {_encode(w, x, table0, stride0)}")
+    put(depth, f"{b} = {_offset(alt.offset, _encode(w, x, table0, stride0))}")
     source1 = w.listing(items1)  # may read the first parameter
     y = w.bind(var1)
     filter1 = _condition(w, filters.get(1, []))
@@ -92,6 +94,10 @@ def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: 
         put(depth + 2, f"_add({encoded})")
     w.scope = scope
     return lines
+
+
+def _offset(offset: int, code: str) -> str:
+    return code if offset == 0 else f"{offset!r} + {code}"
 
 
 def _encode(w: _Writer, x: str, table: Any, stride: int) -> str:
@@ -157,7 +163,9 @@ def _choice_enter(gen: Codegen, code: Any, pending: Any, push: Any, check_option
                 lines.append("    " * (depth + 2) + f"{w.name_of(alt.collect)}(s, e, _ids)")
     lines += ["    except _errs:", f"        _ids = {w.name_of(code.options)}(s, e)"]
     lines += [f"    if len(_ids) > {small!r}:", f"        {w.name_of(check_options)}(s, len(_ids))", "    if _ids:",
-              f"        s.pending = {w.name_of(pending)}(_p, sorted(_ids), None, {code.index!r}, e)"]
+              # the record made as its class makes it, without the call of its Python constructor
+              f"        s.pending = {w.name_of(tuple.__new__)}({w.name_of(pending)}, (_p, sorted(_ids), None, "
+              f"{code.index!r}, e))"]
     if code.orelse is not None:
         lines += ["    else:", f"        {w.name_of(push)}(s, [{code.orelse!r}, 0, dict(e)])"]
     return gen.load(f"n{len(gen.units)}", lines, {"_fail": _fail, **w.names}, "_e")
