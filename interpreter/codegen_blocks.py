@@ -275,19 +275,28 @@ class _Statements:
                 clause += f" if {w.expr(binding.cond)}"
             clauses.append(clause)
         element = names[0] if len(names) == 1 else f"({', '.join(names)})"
-        found, each = w.temp(), w.temp()
+        found, each, ops, at = w.temp(), w.temp(), w.temp(), w.temp()
         fallback = keys[0] if len(keys) == 1 else None
         by_env = f"{each}[{fallback}]" if fallback else f"({', '.join(f'{each}[{k}]' for k in keys)})"
+        self.put(indent, f"{ops} = s.ops")
         self.put(indent, "try:")
         self.put(indent + 1, f"{found} = [{element} {' '.join(clauses)}]")
         self.put(indent, "except _errs:")
+        self.put(indent + 1, f"s.ops = {ops}")  # the reference pays again, from where the step stood
         self.put(indent + 1, f"{found} = [{by_env} for {each} in {env}]")
+        spans = len(self.spans)
+        loop = len(self._lines)
         self.put(indent, f"for {', '.join(names)} in {found}:")
         body = splice_constant_ifs(stmt.body.stmts, self.L)
         if binds_names(stmt.body):
             self.put(indent + 1, w.call(compile_block_closure(stmt.body, self.L)))
         else:
             self.branch(body, indent + 1)
+        if len(self.spans) > spans:
+            # the body records the positions of its statements: each pass starts from this
+            # statement's, so an error before the body's first record is reported here again
+            self._lines.insert(loop, "    " * indent + f"{at} = _n")
+            self._lines.insert(loop + 2, "    " * (indent + 1) + f"_n = {at}")
         w.scope = scope
         return True
 

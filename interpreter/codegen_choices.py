@@ -53,10 +53,9 @@ def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: 
     x = w.bind(var0)
     filter0 = _condition(w, filters.get(0, []))
     if not rest:
-        encoded = _offset(alt.offset, _encode(w, x, table0, stride0))
-        if filter0 is None and encoded == x:  # the ids are the items themselves
-            put(depth, f"_ids.update({source0})")
-        elif filter0 is None and ":=" not in source0:  # (no assignment expression in a comprehension's iterable)
+        # (`0 + x` too: a missing value, none, fails there as in the reference, and is never an id)
+        encoded = f"{alt.offset!r} + {_encode(w, x, table0, stride0)}"
+        if filter0 is None and ":=" not in source0:  # (no assignment expression in a comprehension's iterable)
             put(depth, f"_ids.update([{encoded} for {x} in {source0}])")
         elif filter0 is None:
             put(depth, f"for {x} in {source0}:")
@@ -75,7 +74,7 @@ def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: 
         put(depth, f"if not ({filter0}):")
         put(depth + 1, "continue")
     b = w.temp()
-    put(depth, f"{b} = {_offset(alt.offset, _encode(w, x, table0, stride0))}")
+    put(depth, f"{b} = {alt.offset!r} + {_encode(w, x, table0, stride0)}")
     source1 = w.listing(items1)  # may read the first parameter
     y = w.bind(var1)
     filter1 = _condition(w, filters.get(1, []))
@@ -94,10 +93,6 @@ def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: 
         put(depth + 2, f"_add({encoded})")
     w.scope = scope
     return lines
-
-
-def _offset(offset: int, code: str) -> str:
-    return code if offset == 0 else f"{offset!r} + {code}"
 
 
 def _encode(w: _Writer, x: str, table: Any, stride: int) -> str:
@@ -150,7 +145,7 @@ def _choice_enter(gen: Codegen, code: Any, pending: Any, push: Any, check_option
                   f"        _fail({w.name_of('`choose ... by:` names no player (none)')}, {w.name_of(code.span)})"]
     # the options are found by expressions alone (nothing changes but the budget): in line,
     # and when Python raises there, the reference collects them and raises the error as it words it
-    lines += ["    _ids = set()", "    _add = _ids.add", "    try:"]
+    lines += ["    _ids = set()", "    _add = _ids.add", "    _ops = s.ops", "    try:"]
     tiers = code.tiers if code.tiers is not None else (code.alts,)
     for depth, tier in enumerate(tiers):
         if depth:
@@ -161,7 +156,8 @@ def _choice_enter(gen: Codegen, code: Any, pending: Any, push: Any, check_option
                 lines += _collect_lines(w, alt, loops, filters, depth + 2, direct=True)
             else:
                 lines.append("    " * (depth + 2) + f"{w.name_of(alt.collect)}(s, e, _ids)")
-    lines += ["    except _errs:", f"        _ids = {w.name_of(code.options)}(s, e)"]
+    # the reference pays for the options again, from where the step stood
+    lines += ["    except _errs:", "        s.ops = _ops", f"        _ids = {w.name_of(code.options)}(s, e)"]
     lines += [f"    if len(_ids) > {small!r}:", f"        {w.name_of(check_options)}(s, len(_ids))", "    if _ids:",
               # the record made as its class makes it, without the call of its Python constructor
               f"        s.pending = {w.name_of(tuple.__new__)}({w.name_of(pending)}, (_p, sorted(_ids), None, "

@@ -68,12 +68,17 @@ def verify(source: str, namespace: dict[str, Any]) -> set[str]:
     builtins it names."""
     if not _ALLOWED_CHARS.match(source):
         raise CodegenError(_character_problem(source))
+    used: set[str] = set()
+    brackets: list[list[Any]] = []  # open brackets: [the bracket, a dict's `:` or `**` seen, anything inside]
     for line in source.splitlines():
         if line.startswith("def") or " def " in line:
             _check_def(line)
-    tokens = _TOKEN.findall(source)
-    used: set[str] = set()
-    brackets: list[list[Any]] = []  # open brackets: [the bracket, a dict's `:` or `**` seen, anything inside]
+        _check_line(_TOKEN.findall(line), brackets, used)
+    return used
+
+
+def _check_line(tokens: list[str], brackets: list[list[Any]], used: set[str]) -> None:
+    """The tokens of one line (``brackets``: those still open from the lines before)."""
     previous = ""
     for i, token in enumerate(tokens):
         first = token[0]
@@ -94,7 +99,9 @@ def verify(source: str, namespace: dict[str, Any]) -> set[str]:
                     used.add(token)
                 if token == "for" and brackets and brackets[-1][0] == "{":
                     raise CodegenError("generated code uses SetComp or DictComp, which is not allowed")
-                if token == "from" and "raise" not in tokens[max(0, i - 12):i]:
+                if token == "for" and not INVENTED.match(tokens[i + 1] if i + 1 < len(tokens) else ""):
+                    raise CodegenError("generated code loops with a variable that is not an invented name")
+                if token == "from" and "raise" not in tokens[:i]:
                     raise CodegenError("generated code uses ImportFrom, which is not allowed")
         elif first.isdigit():
             if previous == ".":
@@ -114,8 +121,18 @@ def verify(source: str, namespace: dict[str, Any]) -> set[str]:
                 bracket, keyed, filled = brackets.pop()
                 if bracket == "{" and filled and not keyed:
                     raise CodegenError("generated code uses Set, which is not allowed")
-        elif token == ":" and brackets and brackets[-1][0] in "[(":
-            raise CodegenError("generated code uses Slice, which is not allowed")
+        elif token == ":":
+            if brackets and brackets[-1][0] in "[(":
+                raise CodegenError("generated code uses Slice, which is not allowed")
+            if not brackets and i != len(tokens) - 1:
+                raise CodegenError("generated code uses AnnAssign or a statement after a colon, which is not allowed")
+        elif token in ("=", "+=", "-="):
+            if brackets:
+                raise CodegenError("generated code uses a keyword argument, which is not allowed")
+            if previous in ALLOWED_BUILTINS:
+                raise CodegenError(f"generated code assigns the builtin '{previous}', which is not allowed")
+        elif token == ":=" and not INVENTED.match(previous):
+            raise CodegenError(f"generated code assigns '{previous}' in an expression, which is not an invented name")
         elif token == "**" and not (brackets and brackets[-1][0] == "{" and previous in ("{", ",")):
             raise CodegenError("generated code uses ** outside a dict display (a power or Starred), which is "
                                "not allowed")
@@ -123,7 +140,6 @@ def verify(source: str, namespace: dict[str, Any]) -> set[str]:
                                    or ((previous[:1].isalpha() or previous[:1] == "_") and previous not in KEYWORDS)):
             raise CodegenError("generated code uses Starred, which is not allowed")
         previous = token
-    return used
 
 
 def _character_problem(source: str) -> str:

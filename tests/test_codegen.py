@@ -75,6 +75,13 @@ SPECS = sorted(GAMES.glob("*.yaml"))
     ("@_k1\ndef _f(s, e):\n    return 1\n", "character '@'"),
     ("def _f(s, e):\n    return (yield)\n", "Yield"),
     ("def _f(s, e):\n    del e\n", "Delete"),
+    ("def _f(s, e):\n    _a = 1\n    *_b, _c = s.g\n", "Starred"),
+    ("def _f(s, e):\n    return _k1(_a=1)\n", "keyword argument"),
+    ("def _f(s, e):\n    _a: _k1 = 1\n", "AnnAssign"),
+    ("def _f(s, e):\n    len = _k1\n", "builtin 'len'"),
+    ("def _f(s, e):\n    return (len := 1)\n", "not an invented name"),
+    ("def _f(s, e):\n    for len in s.g:\n        pass\n", "not an invented name"),
+    ("def _f(s, e):\n    if s.g: return 1\n", "after a colon"),
 ])
 def test_the_verifier_refuses_what_is_not_allowed(source, problem):
     with pytest.raises(CodegenError, match=problem):
@@ -421,3 +428,49 @@ def test_an_iterable_that_needs_temporaries_is_generated(monkeypatch):
         state.apply_action(legal[0])
         results.append((legal, state.to_json()))
     assert results[0] == results[1] and len(results[0][0]) == 2
+
+
+_GRID = """\
+rulespec: 1
+game: {name: T, players: 2, limits: {actions: 9}}
+board: {rows: 3, cols: 3}
+pieces:
+  mark: {per_player: 5}
+round:
+  first: player(0)
+  turn:
+%s
+match:
+  returns: {value: "0", min: -1, max: 1}
+"""
+
+# a choice whose only option is a missing cell (none is never an action id: `0 + none` fails as
+# in the reference); a `for` whose filter fails on its second pass, after its body's statements
+# recorded their positions (the failure is the outer `for`'s, as in the reference)
+_FAILING_TURNS = {
+    "none as an option": """\
+    - choose:
+        action: mark
+        for: c in [cell(0, 5)]
+        do: [place mark of current at c, end game]""",
+    "a filter failing on the second pass": """\
+    - for: x in [0, 5]
+      do:
+        - for: y in [1] if cell(0, x).row < 1
+          do:
+            - current.score += 1
+            - current.score += 2
+    - end game""",
+}
+
+
+@pytest.mark.parametrize("case", sorted(_FAILING_TURNS))
+def test_generated_code_fails_where_and_as_the_closures_fail(case, monkeypatch):
+    failures = []
+    for mode in ("off", "on"):
+        monkeypatch.setattr(codegen, "MODE", mode)
+        game = interpreter.game_from_text(_GRID % _FAILING_TURNS[case])
+        with pytest.raises(interpreter.RuleError) as failure:
+            game.new_initial_state(0)
+        failures.append(str(failure.value))
+    assert failures[0] == failures[1]
