@@ -291,6 +291,18 @@ def slides_rays(node: A.Call, L: Any) -> tuple[Any, int]:
     return L.board.rays[dirs], steps
 
 
+def slides_any(s: Any, piece: int, rays: Any, steps: int) -> bool:
+    """``slides_of(...)`` is not empty: some ray's first cell is free (and a move may be one step)."""
+    at = s.piece_cell[piece]
+    if at < 0 or steps < 1:
+        return False
+    occupied = s.cell_piece
+    for ray in rays[at]:
+        if ray and occupied[ray[0]] < 0:
+            return True
+    return False
+
+
 def slides_of(s: Any, piece: int, rays: Any, steps: int) -> list:
     """The cells a piece can slide to along ``rays`` (from each cell, the cells in order
     outwards), at most ``steps`` along each, stopping before any piece."""

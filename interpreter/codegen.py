@@ -33,7 +33,7 @@ from rulespec import types as T
 
 from .budget import _BIG_INT as _BIG
 from .budget import SMALL, check_grown, overrun
-from .builtins import slides_of, slides_rays, unknown_order, zone_end
+from .builtins import slides_any, slides_of, slides_rays, unknown_order, zone_end
 from .expressions import (
     Fn,
     closure_of,
@@ -128,7 +128,7 @@ class Codegen:
         self._defines: dict[str, Callable[..., Any]] = {}
         self.generate_block: Callable[[Codegen, Any, bool], Any] | None = None  # installed by the link
         self._helpers: dict[str, Any] = {
-            "_ch": _charge, "_ck": _charge_kept, "_sl": slides_of, "_ze": zone_end, "_wi": _within,
+            "_ch": _charge, "_ck": _charge_kept, "_sl": slides_of, "_sa": slides_any, "_ze": zone_end, "_wi": _within,
             "_cg": check_grown, "_ov": overrun,
             "_ld": list_difference, "_mx": _extreme(max), "_mn": _extreme(min),
             "_ax": _arg(max), "_an": _arg(min), "_dv": distinct_values, "_lim": L.limits, "_errs": _ERRORS,
@@ -429,6 +429,9 @@ class _Writer:
             # the list first, as the closure does (it may be what fails)
             return f"(({t} := _wi(s, {items}, {self.name_of(node.span)})) is not None and {self.expr(node.left)} " \
                    f"{word} {t})"
+        moves = self.has_slides(node)
+        if moves is not None:
+            return moves
         left_type, right_type = type_of(node.left, L), type_of(node.right, L)
         if op == "-" and T.is_list(left_type):
             return f"_ld(s, {self.expr(node.left)}, {self.expr(node.right)}, {self.name_of(node.span)})"
@@ -455,6 +458,24 @@ class _Writer:
             name = node.func if isinstance(node, A.Call) else node.id
             return self.always_bool(self.L.defines[name].body, depth + 1)
         return _always_bool(node)
+
+    def has_slides(self, node: A.BinOp) -> str | None:
+        """`count(slides(x)) > 0` (or `!= 0`, `== 0`): whether the piece can move, without
+        listing its moves (the first cell of each ray is enough)."""
+        L = self.L
+        left, right = node.left, node.right
+        if node.op not in (">", "!=", "==") or not (isinstance(right, A.Const) and type(right.value) is int
+                                                     and right.value == 0):
+            return None
+        if not (isinstance(left, A.Call) and left.func == "count" and len(left.args) == 1
+                and L.info.ref(left).kind == "builtin"):
+            return None
+        inner = left.args[0]
+        if not (isinstance(inner, A.Call) and inner.func == "slides" and L.info.ref(inner).kind == "builtin"):
+            return None
+        rays, steps = slides_rays(inner, L)
+        code = f"_sa(s, {self.expr(inner.args[0])}, {self.name_of(rays)}, {steps!r})"
+        return f"(not {code})" if node.op == "==" else code
 
     def grown(self, code: str, t: str, span: Any) -> str:
         """A value an operator just made, checked as ``check_grown`` does; a number within

@@ -474,3 +474,25 @@ def test_generated_code_fails_where_and_as_the_closures_fail(case, monkeypatch):
             game.new_initial_state(0)
         failures.append(str(failure.value))
     assert failures[0] == failures[1]
+
+
+def test_a_piece_can_slide_exactly_when_it_has_slides():
+    """`count(slides(x)) > 0` is generated as `slides_any` (the first cell of each ray): on
+    random boards it agrees with the list of slides, whatever the directions and the longest move."""
+    from interpreter.builtins import slides_any, slides_of
+
+    game = interpreter.load_game(str(GAMES / "highhand.yaml"), players=4)
+    rng = random.Random(3)
+    board = game.link.board
+    for _ in range(300):
+        state = game.new_initial_state(rng.randrange(1000))
+        cells = rng.sample(range(board.size), rng.randrange(1, 5))
+        state.cell_piece = [-1] * board.size
+        for piece, cell in enumerate(cells):
+            state.piece_cell[piece] = cell
+            state.cell_piece[cell] = piece
+        for dirs, rays in board.rays.items():
+            for steps in (0, 1, 2, 10**9):
+                for piece in range(len(cells)):
+                    assert slides_any(state, piece, rays, steps) == (len(slides_of(state, piece, rays, steps)) > 0), \
+                        (dirs, steps, cells, piece)
