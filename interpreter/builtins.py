@@ -269,12 +269,9 @@ def b_slides(node: A.Call, L: Any) -> Fn:
     dirs = const_value(kwargs["dirs"]) if "dirs" in kwargs else "orthogonal"
     if dirs not in L.board.rays:
         raise RuleError(f"slides(dirs=...) must be orthogonal, diagonal or all, not {dirs!r}", node.span)
-    rays = L.board.rays[dirs]
-    limit = kwargs.get("max")
-    if limit is not None and not is_const(limit):
+    if "max" in kwargs and not is_const(kwargs["max"]):
         raise RuleError("slides(max=...) must be a constant", node.span)
-    steps = const_value(limit) if limit is not None else 10**9
-
+    rays, steps = slides_rays(node, L)
     name = local_name(piece)
 
     def slides(s: Any, e: dict) -> list:
@@ -284,7 +281,8 @@ def b_slides(node: A.Call, L: Any) -> Fn:
 
 
 def slides_rays(node: A.Call, L: Any) -> tuple[Any, int]:
-    """The rays and the longest move of a checked `slides(x, dirs=..., max=...)` call (constants)."""
+    """The rays and the longest move of a `slides(x, dirs=..., max=...)` call whose keywords
+    ``b_slides`` checked are constants (the closure and the generated code both read them here)."""
     kwargs = dict(node.kwargs)
     dirs = const_value(compile_expr(kwargs["dirs"], L)) if "dirs" in kwargs else "orthogonal"
     steps = const_value(compile_expr(kwargs["max"], L)) if "max" in kwargs else 10**9

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from .budget import SMALL
 from .codegen import Codegen, _Writer
 from .codegen_blocks import _fail, has_own_errors
 from .errors import RuleError
+from .state import Pending
 
 __all__ = ["generate_choice", "bind_card"]
 
@@ -116,8 +118,7 @@ def _value(w: _Writer, node: Any) -> str:
 # ---------------------------------------------------------------------- a whole choice
 
 
-def generate_choice(gen: Codegen, code: Any, pending: Any, push: Any, check_options: Any,
-                    small: int) -> tuple[Any, Any] | None:
+def generate_choice(gen: Codegen, code: Any, push: Any) -> tuple[Any, Any] | None:
     """``enter(state, env)`` and ``resolve_choice(state, pending, index)`` of a choice
     (``flow.ChooseCode``) as generated functions, or None when nothing is generated.
 
@@ -130,12 +131,10 @@ def generate_choice(gen: Codegen, code: Any, pending: Any, push: Any, check_opti
     Both do exactly what ``ChooseCode.enter`` and ``ChooseCode.resolve_choice`` do."""
     if not gen.generating:
         return None
-    return _choice_enter(gen, code, pending, push, check_options, small), \
-        _choice_resolve(gen, code, push)
+    return _choice_enter(gen, code, push), _choice_resolve(gen, code, push)
 
 
-def _choice_enter(gen: Codegen, code: Any, pending: Any, push: Any, check_options: Any,
-                  small: int) -> Any:
+def _choice_enter(gen: Codegen, code: Any, push: Any) -> Any:
     w = _Writer(gen, env=True)
     lines = ["def _e(s, e):"]
     if code.by is None:
@@ -152,15 +151,16 @@ def _choice_enter(gen: Codegen, code: Any, pending: Any, push: Any, check_option
             lines.append("    " * (depth + 1) + "if not _ids:")
         for alt in tier:
             loops, filters = alt.source
-            if alt.collect_generated:
+            if len(loops) <= 2:  # (deeper loops: the reference's collector, called)
                 lines += _collect_lines(w, alt, loops, filters, depth + 2, direct=True)
             else:
                 lines.append("    " * (depth + 2) + f"{w.name_of(alt.collect)}(s, e, _ids)")
     # the reference pays for the options again, from where the step stood
     lines += ["    except _errs:", "        s.ops = _ops", f"        _ids = {w.name_of(code.options)}(s, e)"]
-    lines += [f"    if len(_ids) > {small!r}:", f"        {w.name_of(check_options)}(s, len(_ids))", "    if _ids:",
+    lines += [f"    if len(_ids) > {SMALL!r}:", f"        {w.name_of(code._check_options)}(s, len(_ids))",
+              "    if _ids:",
               # the record made as its class makes it, without the call of its Python constructor
-              f"        s.pending = {w.name_of(tuple.__new__)}({w.name_of(pending)}, (_p, sorted(_ids), None, "
+              f"        s.pending = {w.name_of(tuple.__new__)}({w.name_of(Pending)}, (_p, sorted(_ids), None, "
               f"{code.index!r}, e))"]
     if code.orelse is not None:
         lines += ["    else:", f"        {w.name_of(push)}(s, [{code.orelse!r}, 0, dict(e)])"]

@@ -273,7 +273,7 @@ class Alt:
     """One alternative of a choice, linked: how to enumerate, encode and run it."""
 
     __slots__ = ("name", "names", "loops", "cond", "encodings", "collect", "decode", "size", "span", "body_fn",
-                 "body_code", "label", "offset", "priority", "source", "steps", "collect_generated")
+                 "body_code", "label", "offset", "priority", "source", "steps")
     name: str
     names: tuple[str, ...]
     loops: tuple[tuple[str, Callable[[State, dict], Any], Callable[[State, dict], Any] | None], ...]
@@ -290,7 +290,6 @@ class Alt:
     priority: int
     source: tuple[list[tuple[str, Any]], dict[int, list[Any]]]  # (variable, iterable node) per loop; filters by level
     steps: list[tuple[str, int, str, Any]]  # how an id binds each parameter (decode_steps)
-    collect_generated: bool  # ``collect`` is generated code (its lines can go in line in a choice's)
 
 
 class ChooseCode(Code):
@@ -1033,7 +1032,7 @@ def compile_choose(node: A.Choose, L: Any) -> ChooseCode:
 
 def generate_choose(code: ChooseCode, L: Any) -> None:
     """Replace the choice's ``enter`` and ``resolve_choice`` by generated code (once its index is known)."""
-    generated = generate_choice(L.codegen, code, Pending, _push_frame, code._check_options, SMALL)
+    generated = generate_choice(L.codegen, code, _push_frame)
     if generated is not None and all(generated):
         code.enter, code.resolve_choice = generated  # type: ignore[method-assign]
 
@@ -1111,7 +1110,6 @@ def link_alternative(node: A.Alternative, L: Any) -> Alt | None:
     alt.source = (loops, grouped)
     # the options of an alternative are collected in line by its choice's generated entry
     # (generate_choose); the closure is the reference its entry falls back to
-    alt.collect_generated = L.codegen.generating and len(loops) <= 2
     alt.collect = make_collector(alt)
     alt.steps = decode_steps(alt, spec)
     alt.decode = make_decoder(alt)
