@@ -140,3 +140,58 @@ def test_mcts_beats_random_at_tictactoe():
             state.apply_action(bots[state.current_player()].step(state))
         wins += state.returns()[me] > 0
     assert wins >= 9
+
+
+def test_a_time_budget_is_a_duration_in_cpu_seconds():
+    assert parse_agent_spec("mcts:1s") == ("mcts", {"time": 1.0})
+    assert parse_agent_spec("mcts:250ms") == ("mcts", {"time": 0.25})
+    assert parse_agent_spec("mcts:500:time=0.5") == ("mcts", {"iterations": 500, "time": 0.5})
+    assert parse_agent_spec("mcts:300:2S") == ("mcts", {"iterations": 300, "time": 2.0})
+    game = interpreter.load_game(TICTACTOE)
+    assert make_agent("mcts:1s", game, 0).label == "mcts:1s"
+    assert make_agent("mcts:250ms:prior=1:reuse=1", game, 0).label == "mcts:250ms:prior=1:reuse=1"
+    assert make_agent("mcts:500:500ms", game, 0).label == "mcts:500:500ms"
+    for bad, message in [
+        ("mcts:0s", "time must be from 1ms to 3600s, not 0s"),
+        ("mcts:2h", "'2h' is not a number"),
+        ("mcts:time=-1", "time must be from 1ms"),
+        ("mcts:time=1e999", "'1e999' is too large"),
+        ("mcts:reuse=2", "reuse must be a whole number"),
+        ("greedy:1s", "agent 'greedy' parameter 'samples': '1s' is not a number"),
+    ]:
+        with pytest.raises(AgentError, match=message):
+            make_agent(bad, game, 0)
+
+
+def test_a_time_budget_stops_the_search(monkeypatch):
+    """The search stops when the process has spent its CPU budget, whatever the iteration count."""
+    clock = iter(range(10_000))
+    monkeypatch.setattr(mcts_module.time, "process_time", lambda: float(next(clock)))
+    calls = []
+    real = mcts_module.MCTSAgent._iterate
+    monkeypatch.setattr(mcts_module.MCTSAgent, "_iterate", lambda self, *a: calls.append(1) or real(self, *a))
+    game, state = _tictactoe(0, 4)
+    make_agent("mcts:5s", game, 0, seed=1).step(state)  # one clock tick per iteration after the start
+    assert len(calls) == 5
+
+
+def test_tree_reuse_keeps_the_subtree_of_consecutive_own_decisions_only():
+    game = interpreter.load_game(HIGHHAND, players=2, options={"rounds": 1})
+    state = game.new_initial_state(seed=4)
+    rng = random.Random(4)
+    while state.current_player() < 0:
+        state.apply_action(state.sample_chance_outcome(rng))
+    me = state.current_player()
+    agent = make_agent("mcts:40:reuse=1", game, me, seed=2)
+    blocker = agent.step(state)
+    kept = agent._kept
+    assert kept is not None and kept[0] == state.history + [blocker]
+    state.apply_action(blocker)
+    assert state.current_player() == me  # the taker move of the same turn
+    assert agent._kept_root(state) is kept[1] and agent._kept is None
+    agent._kept = kept
+    other = state.clone()
+    other.apply_action(other.legal_actions()[0])
+    assert agent._kept_root(other) is None  # something happened in between: a fresh tree
+    fresh = make_agent("mcts:40", game, me, seed=2)
+    assert fresh.step(state) in state.legal_actions()

@@ -111,7 +111,8 @@ MAX_SPEC = 200  # characters of an agent spec
 
 
 def parse_agent_spec(text: str) -> tuple[str, dict[str, Any]]:
-    """``"mcts:200:depth=6"`` -> ``("mcts", {"iterations": 200, "depth": 6})``.
+    """``"mcts:200:depth=6"`` -> ``("mcts", {"iterations": 200, "depth": 6})``; a duration
+    (``mcts:1s``, ``mcts:250ms``) is the agent's ``time`` parameter, in seconds.
 
     Every parameter is a finite number (``nan``, ``inf`` and ``1e999`` are refused here; each
     agent checks its own ranges)."""
@@ -131,6 +132,8 @@ def parse_agent_spec(text: str) -> tuple[str, dict[str, Any]]:
             raise AgentError(f"agent '{name}': a parameter is missing after ':' in '{text}'")
         if "=" in part:
             key, value = (x.strip() for x in part.split("=", 1))
+        elif "time" in cls.params and _DURATION.fullmatch(part):
+            key, value = "time", part
         else:
             if i >= len(cls.params):
                 raise AgentError(f"agent '{name}' takes at most {len(cls.params)} parameter(s): "
@@ -140,8 +143,23 @@ def parse_agent_spec(text: str) -> tuple[str, dict[str, Any]]:
             raise AgentError(f"agent '{name}' has no parameter '{key}' (parameters: {', '.join(cls.params) or 'none'})")
         if key in params:
             raise AgentError(f"agent '{name}': parameter '{key}' is given twice")
-        params[key] = _number(value, f"agent '{name}' parameter '{key}'")
+        what = f"agent '{name}' parameter '{key}'"
+        params[key] = _seconds(value, what) if key == "time" else _number(value, what)
     return name, params
+
+
+_DURATION = re.compile(r"([0-9]+\.?[0-9]*|\.[0-9]+)(s|ms)", re.IGNORECASE)
+
+
+def _seconds(text: str, what: str) -> float:
+    """A duration in seconds: ``1s``, ``0.5s``, ``250ms`` or a bare number of seconds."""
+    match = _DURATION.fullmatch(text)
+    if match is None:
+        return float(_number(text, what))
+    if len(text) > 40:
+        raise AgentError(f"{what}: {_shown(text)} is too long")
+    value = float(match.group(1))
+    return value / 1000 if match.group(2).lower() == "ms" else value
 
 
 def _shown(text: Any) -> str:

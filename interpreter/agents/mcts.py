@@ -14,12 +14,22 @@ a tuned scale. The agent never reads the real hidden cards: only the samples.
     mcts:500:depth=10  longer rollouts
     mcts:100:prior=1   each new node's actions first scored by one step of lookahead
                        (stronger per iteration, slower per iteration)
+    mcts:1s            as many iterations as one second of CPU allows (also 250ms, time=0.5)
+    mcts:1s:reuse=1    keep the subtree of the action played for the bot's next decision
+                       when nothing happened in between (its own consecutive decisions)
+
+A time budget counts CPU time of the process (``time.process_time``), so a loaded machine
+gives the same budget; the number of iterations it buys varies, so a bot with a time budget
+is not reproducible from its seed (an iteration count is). Tree reuse makes a decision
+depend on the bot's previous search too: a match resumed from a log can differ from the
+uninterrupted one where the bot had a tree to reuse.
 """
 
 from __future__ import annotations
 
 import math
 import random
+import time
 from typing import TYPE_CHECKING, Any
 
 from ..sampling import Sampler
@@ -36,6 +46,7 @@ DEFAULT_DEPTH = 4
 DEFAULT_EXPLORATION = 0.7
 MAX_ITERATIONS = 1_000_000
 MAX_DEPTH = 10_000
+MAX_TIME = 3600.0  # seconds of CPU per decision
 
 
 class _Node:
@@ -49,14 +60,20 @@ class _Node:
 
 
 class MCTSAgent(Agent):
-    """``mcts[:ITERATIONS][:depth=D][:c=C]``."""
+    """``mcts[:ITERATIONS|:SECONDSs][:depth=D][:c=C][:prior=1][:time=T][:reuse=1]``."""
 
     name = "mcts"
-    params = ("iterations", "depth", "c", "prior")
+    params = ("iterations", "depth", "c", "prior", "time", "reuse")
 
-    def __init__(self, game: Game, player: int, seed: int = 0, iterations: Any = DEFAULT_ITERATIONS,
-                 depth: Any = DEFAULT_DEPTH, c: Any = DEFAULT_EXPLORATION, prior: Any = 0):
+    def __init__(self, game: Game, player: int, seed: int = 0, iterations: Any = None,
+                 depth: Any = DEFAULT_DEPTH, c: Any = DEFAULT_EXPLORATION, prior: Any = 0, time: Any = None,
+                 reuse: Any = 0):
         super().__init__(game, player, seed)
+        if time is not None and not (isinstance(time, (int, float)) and 0.001 <= time <= MAX_TIME):
+            raise AgentError(f"mcts: time must be from 1ms to {MAX_TIME:g}s, not {time:g}s")
+        self.time = None if time is None else float(time)
+        if iterations is None:
+            iterations = MAX_ITERATIONS if self.time is not None else DEFAULT_ITERATIONS
         iterations = whole(iterations, "mcts: iterations", 1, MAX_ITERATIONS)
         depth = whole(depth, "mcts: depth", 0, MAX_DEPTH)
         if not (math.isfinite(c) and 0 <= c <= 1000):
@@ -66,23 +83,38 @@ class MCTSAgent(Agent):
         self.depth = int(depth)
         self.c = float(c)
         self.prior = bool(prior)
+        self.reuse = bool(whole(reuse, "mcts: reuse", 0, 1))
+        #: with reuse: the history at the last decision plus the action played, and its subtree
+        self._kept: tuple[list[int], _Node] | None = None
 
     @property
     def label(self) -> str:
+        if self.time is None:
+            budget = str(self.iterations)
+        else:
+            budget = _duration_text(self.time)
+            if self.iterations != MAX_ITERATIONS:
+                budget = f"{self.iterations}:{budget}"
         extra = ""
+        if self.prior:
+            extra += ":prior=1"
+        if self.reuse:
+            extra += ":reuse=1"
         if self.depth != DEFAULT_DEPTH:
             extra += f":depth={self.depth}"
         if self.c != DEFAULT_EXPLORATION:
             extra += f":c={self.c:g}"
-        return f"{self.name}:{self.iterations}{extra}"
+        return f"{self.name}:{budget}{extra}"
 
     def choose(self, state: State, legal: list[int], rng: random.Random) -> int:
-        game = self.game
-        n = game.num_players
-        root = _Node(n)
+        n = self.game.num_players
+        root = self._kept_root(state) or _Node(n)
         worlds = Sampler(state, self.player)
+        deadline = None if self.time is None else time.process_time() + self.time
         for _ in range(self.iterations):
             self._iterate(root, worlds.sample(rng), rng, n)
+            if deadline is not None and time.process_time() >= deadline:
+                break
         # the most visited action; among equals, the best average for this seat
         def rank(action: int) -> tuple[int, float]:
             child = root.children.get(action)
@@ -90,7 +122,17 @@ class MCTSAgent(Agent):
                 return (0, -math.inf)
             return (child.visits, child.value[self.player] / child.visits)
 
-        return max(legal, key=rank)
+        action = max(legal, key=rank)
+        if self.reuse and action in root.children:
+            self._kept = (state.history + [action], root.children[action])
+        return action
+
+    def _kept_root(self, state: State) -> _Node | None:
+        """The subtree kept from the last decision when this one follows it directly."""
+        kept, self._kept = self._kept, None
+        if kept is None or kept[0] != state.history:
+            return None
+        return kept[1]
 
     def _iterate(self, root: _Node, world: State, rng: random.Random, n: int) -> None:
         game = self.game
@@ -161,3 +203,9 @@ class MCTSAgent(Agent):
             elif score >= best_score - 1e-12:
                 best.append(a)
         return best[0] if len(best) == 1 else best[rng.randrange(len(best))]
+
+
+def _duration_text(seconds: float) -> str:
+    if seconds < 1 and round(seconds * 1000) == seconds * 1000:
+        return f"{seconds * 1000:g}ms"
+    return f"{seconds:g}s"
