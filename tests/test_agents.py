@@ -151,12 +151,14 @@ def test_a_time_budget_is_a_duration_in_cpu_seconds():
     assert make_agent("mcts:1s", game, 0).label == "mcts:1s"
     assert make_agent("mcts:250ms:prior=1:reuse=1", game, 0).label == "mcts:250ms:prior=1:reuse=1"
     assert make_agent("mcts:500:500ms", game, 0).label == "mcts:500:500ms"
+    assert make_agent("mcts:prior=5", game, 0).label == "mcts:200:prior=5"
     for bad, message in [
         ("mcts:0s", "time must be from 1ms to 3600s, not 0s"),
         ("mcts:2h", "'2h' is not a number"),
         ("mcts:time=-1", "time must be from 1ms"),
         ("mcts:time=1e999", "'1e999' is too large"),
         ("mcts:reuse=2", "reuse must be a whole number"),
+        ("mcts:prior=1001", "prior must be a whole number of at least 0 \\(and at most 1000\\)"),
         ("greedy:1s", "agent 'greedy' parameter 'samples': '1s' is not a number"),
     ]:
         with pytest.raises(AgentError, match=message):

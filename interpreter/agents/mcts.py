@@ -13,7 +13,8 @@ a tuned scale. The agent never reads the real hidden cards: only the samples.
     mcts:1000          1000 iterations
     mcts:500:depth=10  longer rollouts
     mcts:100:prior=1   each new node's actions first scored by one step of lookahead
-                       (stronger per iteration, slower per iteration)
+                       (stronger per iteration, slower per iteration); prior=K counts
+                       that score as K visits (a stronger bias towards it)
     mcts:1s            as many iterations as one second of CPU allows (also 250ms, time=0.5)
     mcts:1s:reuse=1    keep the subtree of the action played for the bot's next decision
                        when nothing happened in between (its own consecutive decisions)
@@ -46,6 +47,7 @@ DEFAULT_DEPTH = 4
 DEFAULT_EXPLORATION = 0.7
 MAX_ITERATIONS = 1_000_000
 MAX_DEPTH = 10_000
+MAX_PRIOR = 1000  # visits a new node's one-step score counts as
 MAX_TIME = 3600.0  # seconds of CPU per decision
 
 
@@ -78,11 +80,11 @@ class MCTSAgent(Agent):
         depth = whole(depth, "mcts: depth", 0, MAX_DEPTH)
         if not (math.isfinite(c) and 0 <= c <= 1000):
             raise AgentError(f"mcts: c must be a number from 0 to 1000, not {c:g}")
-        prior = whole(prior, "mcts: prior", 0, 1)
+        prior = whole(prior, "mcts: prior", 0, MAX_PRIOR)
         self.iterations = int(iterations)
         self.depth = int(depth)
         self.c = float(c)
-        self.prior = bool(prior)
+        self.prior = int(prior)
         self.reuse = bool(whole(reuse, "mcts: reuse", 0, 1))
         #: with reuse: the history at the last decision plus the action played, and its subtree
         self._kept: tuple[list[int], _Node] | None = None
@@ -97,7 +99,7 @@ class MCTSAgent(Agent):
                 budget = f"{self.iterations}:{budget}"
         extra = ""
         if self.prior:
-            extra += ":prior=1"
+            extra += f":prior={self.prior}"
         if self.reuse:
             extra += ":reuse=1"
         if self.depth != DEFAULT_DEPTH:
@@ -157,12 +159,12 @@ class MCTSAgent(Agent):
                 children[action] = _Node(n)
                 children[action].avail = 1
             else:
-                for a in fresh:  # one step of lookahead seeds each new child with one visit
+                for a in fresh:  # one step of lookahead seeds each new child with `prior` visits
                     child = children[a] = _Node(n)
                     after = world.clone()
                     after.apply_action(a)
-                    child.value = evaluate(game, after)
-                    child.visits = 1
+                    child.value = [v * prior for v in evaluate(game, after)]
+                    child.visits = prior
                     child.avail = 1
                 action = self._select(node, legal, mover, rng)
             node = children[action]
