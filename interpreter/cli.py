@@ -5,6 +5,7 @@
     rulespec play FILE                 a match in the terminal: humans and bots (interpreter.play)
     rulespec simulate FILE --games N   bot matches, statistics, plots, comparisons (interpreter.simulate)
     rulespec sweep SPEC [VARIANT...]   bot matches over a grid of variants, options and player counts
+    rulespec ladder SPEC --agents LIST round-robin bot matches and ratings (interpreter.ladder)
     rulespec describe FILE             the rules as Markdown, generated from the spec (rulespec.describe)
     rulespec replay LOG                replay and check a match log (interpreter.replay)
     rulespec compile FILE              compile for a player count; --show-python prints the generated code
@@ -173,6 +174,13 @@ def _jobs(text: str) -> int:
     return _whole(text, "the number of jobs", 0, 10**6)
 
 
+def _worker_count(jobs: int) -> int:
+    """--jobs J as worker processes: 0 means every core, and never more than the cores."""
+    from .simulate import max_jobs
+
+    return min(jobs, max_jobs()) if jobs > 0 else max_jobs()
+
+
 def _play_matches(text: str) -> int:
     return _whole(text, "the number of matches", 0, 1_000_000)
 
@@ -195,14 +203,15 @@ def _add_root(p: argparse.ArgumentParser, what: str) -> None:
                                                  "(default: the folder of the spec or log)")
 
 
-def _add_game_arguments(p: argparse.ArgumentParser, file_required: bool = True) -> None:
+def _add_game_arguments(p: argparse.ArgumentParser, file_required: bool = True,
+                        agents_help: str = "comma separated, one per seat or one for all") -> None:
     if file_required:
         p.add_argument("file", metavar="FILE", help="the spec file (YAML)")
     else:
         p.add_argument("file", metavar="FILE", nargs="?", help="the spec file (YAML)")
     p.add_argument("--players", type=_players, metavar="N", help="number of players (default: the spec's smallest)")
     p.add_argument("--agents", metavar="LIST",
-                   help="comma separated, one per seat or one for all: " + ", ".join(_agent_help()))
+                   help=f"{agents_help}: " + ", ".join(_agent_help()))
     p.add_argument("--seed", type=_seed, default=0, metavar="S",
                    help="the seed of everything random, 0 to 2**64-1 (default 0)")
     p.add_argument("--option", "-O", action="append", default=[], metavar="K=V",
@@ -270,6 +279,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_root(simulate, "`extends:`")
 
     _add_sweep_parser(sub)
+    _add_ladder_parser(sub)
 
     describe = sub.add_parser("describe", help="the rules of a spec as readable Markdown",
                               description="Print the rules as Markdown generated from the spec: components, "
@@ -568,9 +578,9 @@ def _stopped(console: Any, log: str | None, spec: str | None = None, root: str |
 
 
 def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
+    from .ladder import ladder_report, print_report
     from .simulate import (
         compare,
-        max_jobs,
         plot,
         print_comparison,
         print_summary,
@@ -580,7 +590,7 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Text
     )
 
     root = _root(args)
-    jobs = min(args.jobs, max_jobs()) if args.jobs > 0 else max_jobs()
+    jobs = _worker_count(args.jobs)
     options = parse_options(args.option)
     agents = _agents(args.agents)
     if any(a.lower() == "human" for a in agents):
@@ -593,10 +603,12 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Text
     from .agents import make_agent
     from .simulate import expand_agents
 
+    games = []
     for path, run_options in runs:  # invalid specs, options and agents fail before any match
         game = _load(path, args.players, run_options, root)
         for p, spec in enumerate(expand_agents(agents, game.num_players)):
             make_agent(spec, game, p, 0)
+        games.append(game)
     if args.plot:
         _check_plotting()  # missing matplotlib is said now, not after the matches
     console = _console(out, args.no_color)
@@ -604,18 +616,22 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Text
     for path, run_options in runs:
         results.append(_run_simulation(args, path, run_options, agents, jobs, err, root))
     summaries = [summarize(r) for r in results]
+    option_words = [args.option, [*args.option, *args.compare_option]]
+    reports = [ladder_report(path, game, result.agents, words)
+               for (path, _), game, result, words in zip(runs, games, results, option_words)]
     for i, summary in enumerate(summaries):
         if i:
             console.print()
         print_summary(summary, console, by_seat=args.by_seat)
+        print_report(reports[i], console)
     rows: list[dict[str, Any]] | None = None
-    payload: dict[str, Any] = {"summary": summaries[0], "matches": records_json(results[0])}
+    payload: dict[str, Any] = {"summary": summaries[0], "matches": records_json(results[0]), "ladder": reports[0]}
     if len(results) > 1:
         console.print()
         rows = compare(results[0], results[1])
         print_comparison(rows, results[0], results[1], console)
-        payload = {"a": payload, "b": {"summary": summaries[1], "matches": records_json(results[1])},
-                   "comparison": rows}
+        payload = {"a": payload, "b": {"summary": summaries[1], "matches": records_json(results[1]),
+                                       "ladder": reports[1]}, "comparison": rows}
     if args.json:
         _write(args.json, json.dumps(payload, indent=1) + "\n")
     if args.plot:
@@ -793,11 +809,10 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO)
 
 
 def _sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .simulate import max_jobs
     from .sweep import plan_sweep, plot_sweep, print_sweep, summarize_sweep, sweep_json
 
     root = _root(args)
-    jobs = min(args.jobs, max_jobs()) if args.jobs > 0 else max_jobs()
+    jobs = _worker_count(args.jobs)
     if args.address and args.backend != "ray":
         raise CliError("--address names a Ray cluster: it goes with --backend ray")
     for path, flag in ((args.out, "--out"), (args.json, "--json"), (args.plot, "--plot")):
@@ -851,6 +866,66 @@ def _run_sweep(args: argparse.Namespace, plan: Any, backend: Any, jobs: int, err
         return play()
     with _progress_bar(err, args.no_color, "sweeping", plan.total) as update:
         return play(lambda done, total: update(done))
+
+
+# ---------------------------------------------------------------------- ladder
+
+
+def _add_ladder_parser(sub: Any) -> None:
+    ladder = sub.add_parser("ladder", help="rate bots against each other: round-robin matches, Bradley-Terry",
+                            description="Play N matches between every pair of the listed agents (seats filled "
+                                        "A, B, A, B... and rotated each match), fit Bradley-Terry ratings on the "
+                                        "Elo scale (random = 0 when listed, else the first agent; one virtual draw "
+                                        "between every pair as a prior) with 95% bootstrap intervals, and print "
+                                        "them with the pairwise scores. Results depend only on the seed, not on "
+                                        "--jobs, except for agents with a time budget per move (mcts:1s), which "
+                                        "play as far as the machine lets them.")
+    _add_game_arguments(ladder, agents_help="comma separated, 2 to 12 different agents (required)")
+    ladder.add_argument("--games", type=_games, required=True, metavar="N", help="matches per pair of agents")
+    ladder.add_argument("--jobs", type=_jobs, default=1, metavar="J",
+                        help="worker processes (default 1; 0 = all cores; never more than the cores)")
+    ladder.add_argument("--json", metavar="OUT.json", help="write the ladder: ratings, intervals, pairwise results")
+    ladder.add_argument("--save", action="store_true", help="keep the ladder beside the spec, in SPEC's "
+                                                            "<stem>.ladder.json, for simulate to cite")
+    ladder.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_root(ladder, "`extends:`")
+
+
+def cmd_ladder(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
+    from .ladder import LadderError
+
+    try:
+        return _ladder(args, out, err)
+    except LadderError as exc:
+        raise CliError(str(exc), exc.status) from None
+
+
+def _ladder(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .ladder import ladder_path, parse_agent_list, plan_ladder, print_ladder, read_ladders, run_ladder, save_ladder
+
+    root = _root(args)
+    jobs = _worker_count(args.jobs)
+    agents = parse_agent_list(args.agents)
+    _check_output(args.json, "--json")
+    path = _check_file(args.file)
+    plan = plan_ladder(path, agents, args.games, args.players, parse_options(args.option), args.seed, root)
+    saved = ladder_path(path)
+    if args.save:
+        _check_output(saved, "--save")
+        read_ladders(saved)  # a file that is no ladder file is said now, and left as it is
+    total = len(plan.pairs()) * plan.games
+    if args.no_progress or not bool(getattr(err, "isatty", lambda: False)()):
+        ladder = run_ladder(plan, jobs)
+    else:
+        with _progress_bar(err, args.no_color, f"ladder {os.path.basename(path)}", total) as update:
+            ladder = run_ladder(plan, jobs, update)
+    print_ladder(ladder, _console(out, args.no_color))
+    if args.json:
+        _write(args.json, json.dumps(ladder, indent=1) + "\n")
+    if args.save:
+        save_ladder(ladder, saved)
+        _say(err, f"rulespec: saved the ladder in {saved}")
+    return EXIT_OK
 
 
 # ---------------------------------------------------------------------- describe and replay
@@ -964,7 +1039,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO)
 
 COMMANDS = {"validate": cmd_validate, "schema": cmd_schema, "play": cmd_play, "simulate": cmd_simulate,
             "describe": cmd_describe, "replay": cmd_replay, "compile": cmd_compile, "serve": cmd_serve,
-            "sweep": cmd_sweep, "lsp": cmd_lsp}
+            "sweep": cmd_sweep, "ladder": cmd_ladder, "lsp": cmd_lsp}
 
 
 def _tolerant(stream: Any) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -191,7 +192,8 @@ def test_simulate_prints_the_exact_table_for_a_fixed_seed():
     status, out, err = run("simulate", TICTACTOE, "--games", "40", "--agents", "greedy,random", "--seed", "3",
                            "--no-progress")
     assert status == 0, err
-    assert out == TICTACTOE_TABLE
+    make = f"rulespec ladder {shlex.quote(TICTACTOE)} --players 2 --agents greedy,random --save"
+    assert out == TICTACTOE_TABLE + f"Ladder: none beside the spec; make one: {make}\n"
 
 
 def test_simulate_figures_agree_with_matches_played_through_the_api():
