@@ -54,7 +54,7 @@ def one_line(err: str) -> str:
     ("mcts:c=nan", "agent 'mcts' parameter 'c': 'nan' is not a number"),
     ("mcts:c=1e400", "agent 'mcts' parameter 'c': '1e400' is too large"),
     ("mcts:depth=1:depth=2", "agent 'mcts': parameter 'depth' is given twice"),
-    ("mcts:prior=7", "mcts: prior must be a whole number of at least 0 (and at most 1), not 7"),
+    ("mcts:prior=1001", "mcts: prior must be a whole number of at least 0 (and at most 1000), not 1001"),
     ("greedy:1e9", "greedy: samples must be a whole number of at least 1 (and at most 100000), not 1e+09"),
     ("mcts:" + "9" * 5000, "not an agent: 'mcts:99999999999"),
     (":3", "an agent name is missing in ':3'"),
