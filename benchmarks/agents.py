@@ -1,59 +1,180 @@
-"""How strong are the bots? mcts against random on the two seed games.
+"""How strong are the bots? One agent against the others on the two seed games (issue 19).
 
-    python benchmarks/agents.py                 # 200 matches each, all cores
-    python benchmarks/agents.py --games 40      # quicker, wider intervals
-    python benchmarks/agents.py --agent greedy  # the same figures for another agent
+    python benchmarks/agents.py                          # 200 matches per case, all cores
+    python benchmarks/agents.py --games 40               # quicker, wider intervals
+    python benchmarks/agents.py --agent mcts:1s:prior=1  # another agent
+    python benchmarks/agents.py --case highjack-greedy   # one case (repeat --case for more)
+    python benchmarks/agents.py --out benchmarks/RESULTS.md   # also append the table there
 
-Two-player High Hand: the agent against one random bot (target: wins >= 60%).
-Four-player Highjack: the agent against three random bots (target: wins >= 40%; a random
-bot would win 25%). Seats rotate every match, so the agent plays every seat equally
-often. Seeds are fixed: the figures are the same on every run and with any --jobs.
-A plain script, not a test: it takes minutes.
+Each case seats the agent once and fills the other seats with the opponent; the agent's
+seat rotates every match, so it plays every seat equally often. Seeds are fixed: with an
+iteration budget the figures are the same on every run and with any --jobs (a time
+budget, `mcts:1s`, buys more or fewer iterations on another machine). The CPU time of
+the agent's own decisions is measured per move and per match (issue 19: a Highjack 4p
+match with the bot costs at most 2 s). High Hand matches are one round (`rounds=1`): a
+round is what decides a winner, and a five-round match only amplifies the per-round
+edge. A plain script, not a test: it takes tens of minutes.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import multiprocessing
 import os
+import random
 import sys
 import time
 from pathlib import Path
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from interpreter.simulate import simulate, summarize  # noqa: E402
+import interpreter  # noqa: E402
+from interpreter.agents import derive_seed, make_agent  # noqa: E402
+
+DEFAULT_AGENT = "mcts:prior=1"
+
+
+class Case(NamedTuple):
+    name: str
+    spec: str
+    players: int
+    options: dict[str, Any]
+    opponent: str
+    target: float          # win share of the agent
+    cpu_per_match: float | None = None  # seconds of the agent's CPU, at most
+
 
 CASES = [
-    # (spec, players, target win rate of the agent)
-    ("games/highhand.yaml", 2, 0.60),
-    ("games/highjack.yaml", 4, 0.40),
+    Case("highhand2-greedy", "games/highhand.yaml", 2, {"rounds": 1}, "greedy", 0.75),
+    Case("highhand4-greedy", "games/highhand.yaml", 4, {"rounds": 1, "partnerships": False}, "greedy", 0.40),
+    Case("highjack-greedy", "games/highjack.yaml", 4, {}, "greedy", 0.60, 2.0),
+    Case("highhand2-random", "games/highhand.yaml", 2, {}, "random", 0.60),
+    Case("highjack-random", "games/highjack.yaml", 4, {}, "random", 0.40),
 ]
+
+
+class Outcome(NamedTuple):
+    share: float   # 1 for a win, 1/k for a win shared by k seats, else 0
+    cpu: float     # seconds the agent spent deciding
+    moves: int     # decisions the agent made
+
+
+_GAMES: dict[tuple[str, int, str], Any] = {}
+
+
+def play(task: tuple[Case, str, int, int]) -> Outcome:
+    case, agent, seed, index = task
+    key = (case.spec, case.players, repr(sorted(case.options.items())))
+    if key not in _GAMES:
+        _GAMES[key] = interpreter.load_game(str(ROOT / case.spec), players=case.players, options=case.options)
+    game = _GAMES[key]
+    match_seed = derive_seed(seed, case.name, index)
+    seat = index % case.players
+    bots = [make_agent(agent if p == seat else case.opponent, game, p, derive_seed(match_seed, "agent", p))
+            for p in range(case.players)]
+    state = game.new_initial_state(match_seed % 2**31)
+    chance = random.Random(derive_seed(match_seed, "chance"))
+    cpu, moves = 0.0, 0
+    while not state.is_terminal():
+        player = state.current_player()
+        if player < 0:
+            action = state.sample_chance_outcome(chance)
+        elif player == seat:
+            start = time.process_time()
+            action = bots[player].step(state)
+            cpu += time.process_time() - start
+            moves += 1
+        else:
+            action = bots[player].step(state)
+        state.apply_action(action)
+    winners = state.winners()
+    return Outcome(1.0 / len(winners) if seat in winners else 0.0, cpu, moves)
+
+
+class _Serial:
+    """``multiprocessing.Pool``'s ``imap`` in this process (``--jobs 1``)."""
+
+    def __enter__(self) -> _Serial:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def imap(self, fn: Any, tasks: list[Any]) -> Any:
+        return map(fn, tasks)
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def describe(case: Case) -> str:
+    game = "High Hand" if "highhand" in case.spec else "Highjack"
+    options = ", ".join(f"{k}={v}" for k, v in case.options.items())
+    return f"{game} {case.players}p{f' ({options})' if options else ''}"
+
+
+def run_case(case: Case, agent: str, games: int, jobs: int, seed: int) -> tuple[str, bool]:
+    tasks = [(case, agent, seed, i) for i in range(games)]
+    start = time.perf_counter()
+    outcomes: list[Outcome] = []
+    with multiprocessing.Pool(jobs) if jobs > 1 else _Serial() as pool:
+        for outcome in pool.imap(play, tasks):
+            outcomes.append(outcome)
+            print(f"  {case.name}: {len(outcomes)}/{games} matches, agent won {sum(o.share for o in outcomes):g}",
+                  end="\r", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    wall = time.perf_counter() - start
+    wins = sum(o.share for o in outcomes)
+    cpu = sum(o.cpu for o in outcomes)
+    moves = sum(o.moves for o in outcomes)
+    low, high = wilson(wins, games)
+    rate = wins / games
+    met = rate >= case.target
+    cpu_match = cpu / games
+    cpu_note = f"{cpu_match:.2f} s"
+    if case.cpu_per_match is not None:
+        met = met and cpu_match <= case.cpu_per_match
+        cpu_note += f" (target <= {case.cpu_per_match:g} s)"
+    row = (f"| {describe(case)} | {case.players - 1} `{case.opponent}` | `{agent}` | {wins:g} of {games} = "
+           f"{100 * rate:.1f}% (95% CI {100 * low:.1f}-{100 * high:.1f}%) | >= {100 * case.target:.0f}% | "
+           f"{1000 * cpu / max(moves, 1):.0f} ms | {cpu_note} | {'yes' if met else 'NO'} |")
+    print(row, f"  [{wall:.0f} s wall, {jobs} jobs]", flush=True)
+    return row, met
+
+
+HEADER = ("| game | opponents | agent | agent won | target | agent CPU per move | agent CPU per match | met |\n"
+          "|---|---|---|---|---|---|---|---|")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=200, help="matches per game (default 200)")
+    parser.add_argument("--games", type=int, default=200, help="matches per case (default 200)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)")
-    parser.add_argument("--agent", default="mcts", help="the agent to measure (default: mcts, its default budget)")
+    parser.add_argument("--agent", default=DEFAULT_AGENT, help=f"the agent to measure (default: {DEFAULT_AGENT})")
+    parser.add_argument("--case", action="append", choices=[c.name for c in CASES],
+                        help="a case to run (default: the three against greedy)")
     parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--out", help="append the table to this Markdown file")
     args = parser.parse_args()
-    failed = False
-    for spec, players, target in CASES:
-        agents = [args.agent] + ["random"] * (players - 1)
-        start = time.perf_counter()
-        result = simulate(str(ROOT / spec), games=args.games, agents=agents, players=players, seed=args.seed,
-                          jobs=args.jobs, rotate=True)
-        elapsed = time.perf_counter() - start
-        summary = summarize(result)
-        row = next(a for a in summary["by_agent"] if a["agent"] != "random")
-        wins, rate, (low, high) = row["wins"], row["win_rate"], row["ci"]
-        verdict = "ok" if rate >= target else "BELOW TARGET"
-        failed = failed or rate < target
-        print(f"{result.game}, {players} players: {row['agent']} won {wins:g} of {args.games} matches = "
-              f"{100 * rate:.1f}% (95% CI {100 * low:.1f}-{100 * high:.1f}%) against {players - 1} random; "
-              f"target >= {100 * target:.0f}%: {verdict}; mean {summary['actions']['mean']:.0f} actions per match; "
-              f"{elapsed:.0f} s with {args.jobs} jobs", flush=True)
+    chosen = [c for c in CASES if c.name in args.case] if args.case else [c for c in CASES if c.opponent == "greedy"]
+    print(HEADER, flush=True)
+    rows, failed = [], False
+    for case in chosen:
+        row, met = run_case(case, args.agent, args.games, args.jobs, args.seed)
+        rows.append(row)
+        failed = failed or not met
+    if args.out:
+        with open(args.out, "a", encoding="utf-8") as f:
+            f.write(f"\n{HEADER}\n" + "\n".join(rows) + "\n")
     return 1 if failed else 0
 
 
