@@ -204,14 +204,14 @@ def _add_root(p: argparse.ArgumentParser, what: str) -> None:
 
 
 def _add_game_arguments(p: argparse.ArgumentParser, file_required: bool = True,
-                        agents_help: str = "comma separated, one per seat or one for all") -> None:
+                        agents_help: str = "comma separated, one per seat or one for all", humans: bool = True) -> None:
     if file_required:
         p.add_argument("file", metavar="FILE", help="the spec file (YAML)")
     else:
         p.add_argument("file", metavar="FILE", nargs="?", help="the spec file (YAML)")
     p.add_argument("--players", type=_players, metavar="N", help="number of players (default: the spec's smallest)")
     p.add_argument("--agents", metavar="LIST",
-                   help=f"{agents_help}: " + ", ".join(_agent_help()))
+                   help=f"{agents_help}: " + ", ".join(_agent_help()[0 if humans else 1:]))
     p.add_argument("--seed", type=_seed, default=0, metavar="S",
                    help="the seed of everything random, 0 to 2**64-1 (default 0)")
     p.add_argument("--option", "-O", action="append", default=[], metavar="K=V",
@@ -220,7 +220,8 @@ def _add_game_arguments(p: argparse.ArgumentParser, file_required: bool = True,
 
 
 def _agent_help() -> list[str]:
-    return ["human (play only)", "random", "greedy[:SAMPLES]", "mcts[:ITERATIONS][:depth=D][:c=C]"]
+    return ["human (play only)", "random", "greedy[:SAMPLES]",
+            "mcts[:ITERATIONS][:TIME][:depth=D][:c=C][:prior=K][:reuse=1] (TIME as 1s or 250ms)"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -880,7 +881,7 @@ def _add_ladder_parser(sub: Any) -> None:
                                         "them with the pairwise scores. Results depend only on the seed, not on "
                                         "--jobs, except for agents with a time budget per move (mcts:1s), which "
                                         "play as far as the machine lets them.")
-    _add_game_arguments(ladder, agents_help="comma separated, 2 to 12 different agents (required)")
+    _add_game_arguments(ladder, agents_help="comma separated, 2 to 12 different agents (required)", humans=False)
     ladder.add_argument("--games", type=_games, required=True, metavar="N", help="matches per pair of agents")
     ladder.add_argument("--jobs", type=_jobs, default=1, metavar="J",
                         help="worker processes (default 1; 0 = all cores; never more than the cores)")
