@@ -19,7 +19,7 @@ edge. A plain script, not a test: it takes tens of minutes.
 from __future__ import annotations
 
 import argparse
-import math
+import contextlib
 import multiprocessing
 import os
 import random
@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 import interpreter  # noqa: E402
 from interpreter.agents import derive_seed, make_agent  # noqa: E402
+from interpreter.stats import wilson  # noqa: E402
 
 DEFAULT_AGENT = "mcts:prior=1"
 
@@ -94,28 +95,6 @@ def play(task: tuple[Case, str, int, int]) -> Outcome:
     return Outcome(1.0 / len(winners) if seat in winners else 0.0, cpu, moves)
 
 
-class _Serial:
-    """``multiprocessing.Pool``'s ``imap`` in this process (``--jobs 1``)."""
-
-    def __enter__(self) -> _Serial:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def imap(self, fn: Any, tasks: list[Any]) -> Any:
-        return map(fn, tasks)
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return (0.0, 1.0)
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
 def describe(case: Case) -> str:
     game = "High Hand" if "highhand" in case.spec else "Highjack"
     options = ", ".join(f"{k}={v}" for k, v in case.options.items())
@@ -126,8 +105,8 @@ def run_case(case: Case, agent: str, games: int, jobs: int, seed: int) -> tuple[
     tasks = [(case, agent, seed, i) for i in range(games)]
     start = time.perf_counter()
     outcomes: list[Outcome] = []
-    with multiprocessing.Pool(jobs) if jobs > 1 else _Serial() as pool:
-        for outcome in pool.imap(play, tasks):
+    with multiprocessing.Pool(jobs) if jobs > 1 else contextlib.nullcontext() as pool:
+        for outcome in pool.imap(play, tasks) if pool is not None else map(play, tasks):
             outcomes.append(outcome)
             print(f"  {case.name}: {len(outcomes)}/{games} matches, agent won {sum(o.share for o in outcomes):g}",
                   end="\r", file=sys.stderr, flush=True)

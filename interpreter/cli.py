@@ -693,6 +693,17 @@ def _progress_bar(err: TextIO, no_color: bool, description: str, total: int) -> 
         yield lambda done: progress.update(task, completed=done)
 
 
+@contextmanager
+def _progress_on_a_terminal(args: argparse.Namespace, err: TextIO, description: str,
+                            total: int) -> Iterator[Callable[[int], None] | None]:
+    """A progress bar when the error stream is a terminal and --no-progress is not given, else None."""
+    if args.no_progress or not bool(getattr(err, "isatty", lambda: False)()):
+        yield None
+        return
+    with _progress_bar(err, args.no_color, description, total) as update:
+        yield update
+
+
 def _write(path: str, text: str) -> None:
     try:
         with open(path, "w", encoding="utf-8") as f:
@@ -863,10 +874,8 @@ def _run_sweep(args: argparse.Namespace, plan: Any, backend: Any, jobs: int, err
     def play(progress: Any = None) -> Any:
         return run_sweep(plan, backend, args.out, jobs, args.chunk_size, progress, resumed)
 
-    if args.no_progress or not bool(getattr(err, "isatty", lambda: False)()):
-        return play()
-    with _progress_bar(err, args.no_color, "sweeping", plan.total) as update:
-        return play(lambda done, total: update(done))
+    with _progress_on_a_terminal(args, err, "sweeping", plan.total) as update:
+        return play(None if update is None else lambda done, total: update(done))
 
 
 # ---------------------------------------------------------------------- ladder
@@ -915,11 +924,8 @@ def _ladder(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         _check_output(saved, "--save")
         read_ladders(saved)  # a file that is no ladder file is said now, and left as it is
     total = len(plan.pairs()) * plan.games
-    if args.no_progress or not bool(getattr(err, "isatty", lambda: False)()):
-        ladder = run_ladder(plan, jobs)
-    else:
-        with _progress_bar(err, args.no_color, f"ladder {os.path.basename(path)}", total) as update:
-            ladder = run_ladder(plan, jobs, update)
+    with _progress_on_a_terminal(args, err, f"ladder {os.path.basename(path)}", total) as update:
+        ladder = run_ladder(plan, jobs, update)
     print_ladder(ladder, _console(out, args.no_color))
     if args.json:
         _write(args.json, json.dumps(ladder, indent=1) + "\n")

@@ -35,7 +35,7 @@ from typing import Any
 
 from .agents import derive_seed, make_agent
 from .game import Game, load_game
-from .simulate import MAX_GAMES, MatchError, MatchRecord, simulate
+from .simulate import MAX_GAMES, MatchError, MatchRecord, options_text, report_table, simulate
 
 __all__ = [
     "LadderError", "LadderPlan", "PairResult", "plan_ladder", "parse_agent_list", "seat_patterns", "pair_seed",
@@ -275,8 +275,9 @@ def bootstrap_intervals(agents: Sequence[str], results: Sequence[PairResult], an
     """Each agent's 95% percentile interval over ``resamples`` bootstrap resamples of every pair's matches."""
     rng = random.Random(derive_seed(seed, "ladder", "bootstrap"))
     samples: list[list[float]] = [[] for _ in agents]
+    observed = list(zip(_outcomes(agents, results), results))
     for _ in range(resamples):
-        outcomes = [(i, j, _resample(r, rng), n) for (i, j, _, n), r in zip(_outcomes(agents, results), results)]
+        outcomes = [(i, j, _resample(r, rng), n) for (i, j, _, n), r in observed]
         for k, rating in enumerate(fit_ratings(len(agents), outcomes, anchor)):
             samples[k].append(rating)
     return [(_quantile(s, 0.025), _quantile(s, 0.975)) for s in samples]
@@ -319,17 +320,6 @@ def ladder_json(plan: LadderPlan, results: Sequence[PairResult], resamples: int 
 # ====================================================================== printing
 
 
-def _table(title: str) -> Any:
-    from rich import box
-    from rich.table import Table
-
-    return Table(title=title, box=box.SIMPLE, title_justify="left", show_edge=False)
-
-
-def _options_text(options: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={v if isinstance(v, str) else json.dumps(v)}" for k, v in options.items()) or "none"
-
-
 def _number(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:.1f}"
 
@@ -338,9 +328,9 @@ def print_ladder(ladder: dict[str, Any], console: Any) -> None:
     """The ratings table, sorted by rating, and the pairwise score matrix."""
     console.print(f"[bold]{ladder['game']}[/bold] ladder: {len(ladder['agents'])} agents, {ladder['players']} "
                   f"players, {ladder['games']} matches per pair, seed {ladder['seed']}", highlight=False)
-    console.print(f"options: {_options_text(ladder['options'])}", highlight=False, markup=False)
+    console.print(f"options: {options_text(ladder['options'])}", highlight=False, markup=False)
     console.print()
-    table = _table(f"Ratings (Bradley-Terry, Elo scale, {ladder['anchor']} = 0; 95% bootstrap intervals)")
+    table = report_table(f"Ratings (Bradley-Terry, Elo scale, {ladder['anchor']} = 0; 95% bootstrap intervals)")
     for name, justify in (("rank", "right"), ("agent", "left"), ("rating", "right"), ("95% interval", "right"),
                           ("score", "right"), ("", "right")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
@@ -360,7 +350,7 @@ def _print_matrix(ladder: dict[str, Any], console: Any) -> None:
     for pair in ladder["pairs"]:
         scores[pair["a"], pair["b"]] = pair["a_score"]
         scores[pair["b"], pair["a"]] = pair["b_score"]
-    table = _table(f"Pairwise score (the row's agent against the column's, of {ladder['games']} matches)")
+    table = report_table(f"Pairwise score (the row's agent against the column's, of {ladder['games']} matches)")
     table.add_column("")
     for name in names:
         table.add_column(name, justify="right")

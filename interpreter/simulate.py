@@ -553,13 +553,15 @@ def _p(p: float) -> str:
     return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
-def _options_text(options: dict[str, Any]) -> str:
+def options_text(options: dict[str, Any]) -> str:
+    """Options as ``k=v, ...`` for a report heading (``none`` when there are none)."""
     import json
 
     return ", ".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in options.items()) or "none"
 
 
-def _table(title: str) -> Any:
+def report_table(title: str) -> Any:
+    """A rich table in the style of every report (simulate, ladder)."""
     from rich import box
     from rich.table import Table
 
@@ -574,10 +576,10 @@ def print_summary(summary: dict[str, Any], console: Any, by_seat: bool = False) 
     seat_text = ", ".join(f"{s['name']} {a}" for s, a in zip(summary["seats"], summary["agents"]))
     console.print(f"agents: {seat_text}" + (" (rotated one seat each match)" if summary["rotate"] else ""),
                   highlight=False)
-    console.print(f"options: {_options_text(summary['options'])}", highlight=False)
+    console.print(f"options: {options_text(summary['options'])}", highlight=False)
     console.print()
 
-    table = _table("Win rate per seat")
+    table = report_table("Win rate per seat")
     for name, justify in (("seat", "left"), ("agent", "left"), ("wins", "right"), ("win rate", "right"),
                           ("95% CI", "right")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
@@ -587,7 +589,7 @@ def print_summary(summary: dict[str, Any], console: Any, by_seat: bool = False) 
     console.print()
 
     if len(summary["by_agent"]) > 1 or summary["rotate"]:
-        table = _table("Win rate per agent (per seat played)")
+        table = report_table("Win rate per agent (per seat played)")
         for name, justify in (("agent", "left"), ("seats played", "right"), ("wins", "right"),
                               ("win rate", "right"), ("95% CI", "right")):
             table.add_column(name, justify=justify)  # type: ignore[arg-type]
@@ -596,7 +598,7 @@ def print_summary(summary: dict[str, Any], console: Any, by_seat: bool = False) 
         console.print(table)
         console.print()
 
-    table = _table("Final score per seat")
+    table = report_table("Final score per seat")
     for name in ("seat", "mean", "sd", "min", "median", "max"):
         table.add_column(name, justify="left" if name == "seat" else "right")
     for s in summary["seats"]:
@@ -606,7 +608,7 @@ def print_summary(summary: dict[str, Any], console: Any, by_seat: bool = False) 
     console.print(table)
     console.print()
 
-    table = _table("Per match")
+    table = report_table("Per match")
     for name in ("", "mean", "sd", "min", "median", "max"):
         table.add_column(name, justify="left" if not name else "right")
     rows = [("rounds", "rounds"), ("actions", "actions"), ("lead_changes", "lead changes")]
@@ -639,7 +641,7 @@ def _print_histogram(hist: dict[str, Any], title: str, console: Any, width: int 
     counts, edges = hist["counts"], hist["edges"]
     if not any(counts):
         return
-    table = _table(title)
+    table = report_table(title)
     for name, justify in (("from", "right"), ("to", "right"), ("matches", "right"), ("", "left")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     top = max(counts)
@@ -686,7 +688,7 @@ def _print_counts(summary: dict[str, Any], console: Any, by_seat: bool) -> None:
 
 def _print_per_seat(title: str, heading: str, rows: list[dict[str, Any]], field_name: str, seat_names: list[str],
                     games: int, console: Any) -> None:
-    table = _table(title)
+    table = report_table(title)
     table.add_column(heading)
     no_seat = any(r.get("no_seat") for r in rows)
     for name in seat_names + (["no seat"] if no_seat else []) + ["all"]:
@@ -709,7 +711,7 @@ def _print_card_table(title: str, kinds: list[str], entries: list[dict[str, Any]
     cells: dict[tuple[str, str], float] = {}
     for e in entries:
         cells[str(e.get("value", e.get("kind"))), column_of(e)] = e["total"]
-    table = _table(title)
+    table = report_table(title)
     table.add_column("card")
     for column in columns:
         table.add_column(column, justify="right")
@@ -785,7 +787,7 @@ def run_name(result: SimulationResult, other: SimulationResult | None = None, sh
 
     changed = {k: v for k, v in result.options.items() if other is not None and other.options.get(k) != v}
     spec = os.path.basename(result.spec) if short else f"{result.spec} ({result.game})"
-    return spec + (f" with {_options_text(changed)}" if changed else "")
+    return spec + (f" with {options_text(changed)}" if changed else "")
 
 
 def print_comparison(rows: list[dict[str, Any]], a: SimulationResult, b: SimulationResult, console: Any) -> None:
@@ -832,7 +834,7 @@ def _effect_order(row: dict[str, Any]) -> float:
 
 
 def _print_comparison_table(title: str, rows: list[dict[str, Any]], console: Any) -> None:
-    table = _table(title)
+    table = report_table(title)
     for column in ("metric", "A", "B", "B - A", "95% CI", "effect d", "p", "Holm p", ""):
         table.add_column(column, justify="left" if column in ("metric", "") else "right")
     for r in rows:
