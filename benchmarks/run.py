@@ -209,7 +209,7 @@ def row(measure: str, op: str, target: float | None, value: float | None = None,
             "met": met or "not measured", "note": note, "profile": profile}
 
 
-def guarded(measure: str, op: str, target: float, fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+def guarded(measure: str, op: str, target: float | None, fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """A row, or the same row marked not measured when a worker failed."""
     try:
         return fn()
@@ -387,7 +387,7 @@ def simulate_speedup(games: int) -> dict[str, Any]:
 
 
 def playouts(games: int, runs: int) -> list[dict[str, Any]]:
-    rows = []
+    rows: list[dict[str, Any]] = []
     for path in sorted((ROOT / "games").glob("*.yaml")):
         try:
             cases = work({"kind": "variants", "spec": str(path)})["variants"]

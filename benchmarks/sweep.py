@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import logging
 import os
 import statistics
 import subprocess
@@ -45,7 +46,7 @@ def measure(backend: str, games: int, jobs: int, players: int, agents: str, seed
         from interpreter.sweep_ray import ray_backend
 
         start = time.perf_counter()
-        ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+        ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
         startup = time.perf_counter() - start
         chosen = ray_backend(jobs)
     else:

@@ -29,6 +29,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -100,7 +101,7 @@ def playout(task: dict[str, Any]) -> dict[str, Any]:
 
 def state_costs(game: Any, seed: int, samples: int = 200) -> tuple[float, float]:
     """Median cost of clone() and of to_json() over states met in random games."""
-    states = []
+    states: list[Any] = []
     rng = random.Random(seed)
     index = seed * 1_000_000
     while len(states) < samples:
@@ -142,9 +143,9 @@ def load(task: dict[str, Any]) -> dict[str, Any]:
 
     rows = []
     for spec in task["specs"]:  # the first compile of the first spec also builds the parser: cold
-        cold, gamedef = cpu(lambda s=spec: compile_file(s))
-        link, _ = cpu(lambda: Game(gamedef))  # tables, closures and (with a backend) generated code
-        warm = [cpu(lambda s=spec: compile_file(s))[0] for _ in range(task["warm"])]
+        cold, gamedef = cpu(partial(compile_file, spec))
+        link, _ = cpu(partial(Game, gamedef))  # tables, closures and (with a backend) generated code
+        warm = [cpu(partial(compile_file, spec))[0] for _ in range(task["warm"])]
         rows.append({"spec": spec, "cold_ms": cold * 1000, "link_ms": link * 1000,
                      "warm_ms": statistics.median(warm) * 1000 if warm else None})
     return {"rows": rows, **_engine()}
