@@ -9,7 +9,7 @@ Two shapes, both with the discipline of ``codegen`` (verified by ``pycode``):
   still be cloned or saved between any two statements.
 
 The common statements (assignments, `let`, `if`, moving a card or a piece, placing and
-removing pieces, calling a procedure, `end`, `pass`) are written in line; any other
+removing pieces, calling a procedure, an event, `end`, `pass`) are written in line; any other
 statement calls its closure (``effects``), which is the reference. Errors keep their
 positions: a Python error is reported at the statement that raised it, exactly as the
 closure engine does (the innermost block with a handler of its own), and an expression
@@ -24,6 +24,7 @@ from typing import Any
 from rulespec import ast as A
 from rulespec import types as T
 
+from .budget import log_event
 from .codegen import Codegen, _Writer
 from .effects import (
     PYTHON_ERRORS,
@@ -31,13 +32,15 @@ from .effects import (
     LateProcedure,
     bindings_iterator,
     binds_names,
+    check_stored,
     compile_block_closure,
     compile_simple,
+    event_size,
     rule_failure,
     splice_constant_ifs,
 )
 from .errors import RuleError
-from .expressions import compile_expr, compile_list, is_const, type_of
+from .expressions import compile_expr, compile_list, is_const, json_converter, same_value, type_of
 from .state import move_card, move_piece
 
 __all__ = ["generate_block", "generate_block_step", "hand_back", "has_own_errors", "CLOSURE_STATEMENTS"]
@@ -48,7 +51,6 @@ CLOSURE_STATEMENTS = {
     "Deal": "deals round the table from a zone whose order may be unknown",
     "Shuffle": "marks a zone unordered (and the end conditions, if they read it)",
     "Flip": "a card or a list of cards: rare, and one call",
-    "Emit": "an event is measured against the log's budget as it is made",
     "Place": "finds the player's next piece off the board",
     "Next": "rare (once a turn at most), and one call",
     "Repeat": "a bounded loop with its own error when the bound is reached",
@@ -358,6 +360,30 @@ class _Statements:
         self.put(indent + 2, f"s.piece_cell[{x}] = -1")
         if _marks(self.L, ("pieces",)):
             self.put(indent, "s.dirty = True")
+        return True
+
+    def s_Emit(self, stmt: A.Emit, indent: int) -> bool:
+        """The event as a dict display, then paid for and logged as ``effects.s_Emit`` does."""
+        if stmt.to is not None:
+            return False  # events for some seats only: rare, the closure sorts its seats
+        L, w = self.L, self.w
+        parts = [f"{w.name_of('type')}: {w.name_of(stmt.name)}"]
+        for key, node in stmt.fields:
+            convert = json_converter(type_of(node, L), L)
+            value = self.value(node)
+            parts.append(f"{w.name_of(key)}: " + (value if convert is same_value else
+                                                  f"{w.name_of(convert)}(s, {value})"))
+        nested, sized, fixed = event_size(stmt, L)
+        event, span = w.temp(), w.name_of(stmt.span)
+        self.put(indent, f"{event} = {{{', '.join(parts)}}}")
+        self.put(indent, "s.ops -= 1")
+        self.put(indent, "if s.ops < 0:")
+        self.put(indent + 1, f"_ov(s, {span})")
+        if nested:
+            self.put(indent, f"{w.name_of(check_stored)}(s, {event}, {w.name_of(L.limits)}, {span})")
+        units = " + ".join([repr(fixed)] + [f"{w.name_of(measure)}({event}[{w.name_of(key)}])"
+                                             for key, measure in sized])
+        self.put(indent, f"{w.name_of(log_event)}(s, {event}, {span}, {units})")
         return True
 
     def s_CallProc(self, stmt: A.CallProc, indent: int) -> bool:

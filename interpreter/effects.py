@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from rulespec import ast as A
 from rulespec import types as T
@@ -31,7 +31,8 @@ from .expressions import (
 )
 from .state import move_card, move_piece, take_card
 
-__all__ = ["EndSignal", "compile_simple", "compile_block_closure", "Stmt", "TOP", "BOTTOM", "RANDOM"]
+__all__ = ["EndSignal", "compile_simple", "compile_block_closure", "Stmt", "TOP", "BOTTOM", "RANDOM", "EventSize",
+           "event_size", "check_stored"]
 
 Stmt = Callable[[Any, dict], None]
 TOP, BOTTOM, RANDOM = 0, 1, 2
@@ -409,7 +410,7 @@ def _assign(node: A.Assign, L: Any) -> Stmt:
 
         def value(s: Any, e: dict) -> Any:
             v = unchecked(s, e)
-            _check_stored(s, v, limits, span)
+            check_stored(s, v, limits, span)
             return v
     grows = type_of(node.value, L) not in (T.INT, T.BOOL)
     if ref.kind == "item":
@@ -545,7 +546,7 @@ def _assign_item(node: A.Assign, L: Any, value: Fn, grows: bool) -> Stmt:
             total = old + v if op == "+=" else old - v
             new[i] = check_grown(s, total, limits, span) if grows or type(total) is float else total
         if nested:
-            _check_stored(s, new, limits, span)
+            check_stored(s, new, limits, span)
         s.g[slot] = new
 
     return set_item
@@ -595,6 +596,27 @@ def _random_let(node: A.Let, L: Any) -> Stmt:
     return pick
 
 
+class EventSize(NamedTuple):
+    """How an `emit` statement's event is measured against the log's budget (known statically)."""
+
+    nested: bool  # a field may hold lists inside lists: the event is checked as a stored value
+    sized: list[tuple[str, Callable[[Any], int]]]  # fields measured as they are made, and how
+    fixed: int  # units of everything else (the type, the small fields)
+
+
+def event_size(node: A.Emit, L: Any) -> EventSize:
+    fixed = 2
+    sized = []
+    for k, v in node.fields:
+        t = type_of(v, L)
+        measure = 1 if t in _SMALL_TYPES else _units_of(t, L)
+        if isinstance(measure, int):
+            fixed += measure
+        else:
+            sized.append((k, measure))
+    return EventSize(any(_may_nest(type_of(v, L)) for _, v in node.fields), sized, fixed)
+
+
 def s_Emit(node: A.Emit, L: Any) -> Stmt:
     fields = [(k, compile_expr(v, L), json_converter(type_of(v, L), L)) for k, v in node.fields]
     kind = node.name
@@ -605,9 +627,7 @@ def s_Emit(node: A.Emit, L: Any) -> Stmt:
 
     limits = L.limits
     span = node.span
-    nested = any(_may_nest(type_of(v, L)) for _, v in node.fields)
-    sized = [(k, _units_of(type_of(v, L), L)) for k, v in node.fields if type_of(v, L) not in _SMALL_TYPES]
-    fixed = 2 + len(node.fields) - len(sized)
+    nested, sized, fixed = event_size(node, L)
 
     def emit(s: Any, e: dict) -> None:
         event: dict[str, Any] = {"type": kind}
@@ -621,7 +641,7 @@ def s_Emit(node: A.Emit, L: Any) -> Stmt:
         if s.ops < 0:
             overrun(s, span)
         if nested:
-            _check_stored(s, event, limits, span)
+            check_stored(s, event, limits, span)
         for k, measure in sized:
             units += measure(event[k])
         log_event(s, event, span, units)
@@ -632,9 +652,10 @@ def s_Emit(node: A.Emit, L: Any) -> Stmt:
 _SMALL_TYPES = (T.INT, T.NUM, T.BOOL, T.CELL, T.NONE)  # one unit in an event (names are measured)
 
 
-def _units_of(t: str, L: Any) -> Callable[[Any], int]:
-    """How to measure an event field of static type ``t`` in the log's units: names and
-    flat lists of them in constant time (their longest text is known), the rest by walking."""
+def _units_of(t: str, L: Any) -> int | Callable[[Any], int]:
+    """How to measure an event field of static type ``t`` in the log's units: a name in
+    constant units (its longest text is known), a flat list of them in constant time, the
+    rest by walking."""
     if t in (T.CARD, T.PLAYER, T.PIECE) or (T.is_list(t) and T.elem(t) in (T.CARD, T.PLAYER, T.PIECE, T.INT, T.NUM,
                                                                              T.BOOL, T.CELL)):
         names = {T.CARD: L.cards.names, T.PLAYER: L.seat_names, T.PIECE: L.piece_label}
@@ -642,7 +663,7 @@ def _units_of(t: str, L: Any) -> Callable[[Any], int]:
         each = 1 + (longest >> 4)
         if T.is_list(t):
             return lambda v: 1 + each * len(v) if type(v) is list else value_units(v)
-        return lambda v: each
+        return each
     return value_units
 
 
@@ -652,7 +673,7 @@ def _may_nest(t: str) -> bool:
     return t == T.ANY or (T.is_list(t) and _may_nest(T.elem(t)))
 
 
-def _check_stored(s: Any, value: Any, limits: Any, span: Any) -> None:
+def check_stored(s: Any, value: Any, limits: Any, span: Any) -> None:
     """A value kept in the state (so written to JSON and shown in views): bounded in size."""
     size = nested_size(value, limits.max_list)
     if size > limits.max_list:

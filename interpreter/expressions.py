@@ -18,7 +18,7 @@ from .budget import SMALL, check_grown, overrun, spend
 from .errors import BudgetError, RuleError
 
 __all__ = ["compile_expr", "closure_of", "text_of_type", "compile_list", "ordered_list", "Fn", "const_value",
-           "is_const", "json_converter"]
+           "is_const", "json_converter", "same_value"]
 
 Fn = Callable[[Any, dict], Any]
 _NOCONST = object()
@@ -775,7 +775,12 @@ def json_converter(t: str, L: Any) -> Callable[[Any, Any], Any]:
         return lambda s, v: None if v is None else [inner(s, x) for x in v]
     if t == T.RANKING:
         return lambda s, v: v.spec.name
-    return lambda s, v: v
+    return same_value
+
+
+def same_value(s: Any, v: Any) -> Any:
+    """The JSON of a value that is its own JSON (a number, a truth value, a name, a player)."""
+    return v
 
 
 def text_of_type(t: str, link: Any) -> Callable[[Any, Any], str]:

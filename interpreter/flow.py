@@ -48,6 +48,10 @@ from .state import CHANCE, Pending, State, move_card
 __all__ = ["run", "resolve", "compile_flow", "fill_block", "waits", "BlockCode", "MAX_FRAMES"]
 
 MAX_FRAMES = 10_000  # frames on the stack at once
+# an `if` whose branch can wait, or a call of a procedure that can, steps the block it enters at
+# once (not via the loop) while the stack is at most this deep: each such step nests a Python
+# call, so the nesting stays bounded
+DIRECT_DEPTH = 64
 
 
 # ====================================================================== the loop
@@ -911,8 +915,16 @@ def compile_waiting(node: Any, L: Any) -> tuple[Callable[[State, dict], None], C
         then = compile_block_code(node.then, L)
         orelse = compile_block_code(node.orelse, L)
 
+        then_code, else_code = L.codes[then], L.codes[orelse]
+
         def enter_if(s: State, env: dict) -> None:
-            s.stack.append([then if cond(s, env) else orelse, 0, dict(env)])
+            # the branch's first statements run now rather than via the loop (as a turn's do)
+            code = then_code if cond(s, env) else else_code
+            frame = [code.index, 0, dict(env)]
+            stack = s.stack
+            stack.append(frame)
+            if len(stack) <= DIRECT_DEPTH:
+                code.step(s, frame)
 
         return enter_if, None
     if kind == "For":
@@ -954,7 +966,10 @@ def compile_waiting_call(node: A.CallProc, L: Any) -> Callable[[State, dict], No
         def call(s: State, env: dict) -> None:
             if not body:
                 body.append(L.proc_code(name))
-            _push_call(s, [body[0], 0, {p: a(s, env) for p, a in zip(params, args)}], span)
+            frame = [body[0], 0, {p: a(s, env) for p, a in zip(params, args)}]
+            _push_call(s, frame, span)
+            if len(s.stack) <= DIRECT_DEPTH:
+                s.game.codes[body[0]].step(s, frame)
 
         return call
     which = compile_expr(target, L)

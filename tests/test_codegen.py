@@ -496,3 +496,65 @@ def test_a_piece_can_slide_exactly_when_it_has_slides():
                 for piece in range(len(cells)):
                     assert slides_any(state, piece, rays, steps) == (len(slides_of(state, piece, rays, steps)) > 0), \
                         (dirs, steps, cells, piece)
+
+
+_EMITTING = """\
+rulespec: 1
+game: {name: E, players: 2, limits: {actions: 12}}
+cards:
+  name: "{value}"
+  list:
+    - family: {value: "1..6"}
+zones:
+  deck: {visibility: hidden}
+  hand: {per: player, visibility: owner}
+  table: {visibility: public}
+round:
+  setup: [shuffle deck, deal 3 from deck to hand]
+  first: player(0)
+  turn:
+    - choose:
+        action: play
+        for: c in hand(current)
+        label: "{c}"
+        do:
+          - move c to table
+          - >-
+            emit played(player=current, card=c, value=c.value, table=table, seen=[c, c],
+            nested=[[1, 2], [c.value]], left=count(hand(current)), who=[p for p in players], note='a note')
+          - emit tick
+          - emit mine(hand=hand(current)) to current
+          - if: count(hand(current)) == 0 and current == player(1)
+            then: [end game]
+match:
+  returns: {value: "0", min: -1, max: 1}
+"""
+
+
+@pytest.mark.parametrize("max_log", [None, 40, 75])
+def test_events_written_in_line_are_made_and_paid_for_as_by_the_closures(max_log, monkeypatch):
+    """`emit` in generated code: the same events, the same size in the log's budget (so the
+    log fills at the same event), the same error."""
+    from interpreter.limits import RunLimits
+
+    limits = RunLimits() if max_log is None else RunLimits(max_log=max_log)
+    outcomes = []
+    for mode in ("off", "strict"):
+        monkeypatch.setattr(codegen, "MODE", mode)
+        game = interpreter.game_from_text(_EMITTING, limits=limits)
+        if mode == "strict":
+            assert "s.ops -= 1" in game.link.codegen.source()  # the events are made in line
+        state = game.new_initial_state(3)
+        sizes, error = [], None
+        try:
+            while not state.is_terminal():
+                state.apply_action(state.legal_actions()[-1])
+                sizes.append(state.log_size)
+        except interpreter.RuleError as exc:  # the log's budget
+            error = str(exc)
+        outcomes.append((sizes, error, state.to_json()))
+    assert outcomes[0] == outcomes[1]
+    if max_log is not None:
+        assert outcomes[0][1] is not None and "event log is full" in outcomes[0][1]
+    else:
+        assert outcomes[0][1] is None and len(outcomes[0][0]) == 6

@@ -1930,3 +1930,48 @@ def test_tokens_stack_on_a_cell_and_wait_in_areas_off_the_board():
     act(state, "from d1")                                  # black: d1 -> c1? white holds it alone: a hit
     view = state.observation(0, events=False)["zones"]
     assert view["point"]["c1"] == ["black"] and view["bar"][0] == ["white"]
+
+
+_DEEP_WAITING_CALLS = """\
+rulespec: 1
+game: {name: Deep, players: 2, limits: {actions: 1000}}
+variables:
+  n: {type: int}
+procedures:
+  down(d):
+    # the calls go 300 deep within one step of the rules, then every level waits on its way back
+    - n += 1
+    - if: d > 0
+      then: ["call down(d - 1)"]
+    - choose: go
+    - n += 100
+actions:
+  go: {do: [pass]}
+round:
+  turn:
+    - call down(299)
+    - end game
+match:
+  returns: {value: "0", min: -1, max: 1}
+"""
+
+
+def test_a_procedure_that_waits_can_call_itself_deeper_than_python_nests_calls():
+    """A call (or an `if`) whose block can wait steps that block at once only while the stack of
+    frames is shallow; deeper, the loop steps it, so 300 nested waiting calls neither reach
+    Python's recursion limit nor change what happens."""
+    game = interpreter.game_from_text(_DEEP_WAITING_CALLS)
+    state = game.new_initial_state(0)
+    depths = []
+    while not state.is_terminal():
+        depths.append(len(state.stack))
+        state.apply_action(state.legal_actions()[0])
+    assert len(depths) == 300 and max(depths) > 300
+    assert state.g[game.link.var_slots["n"]] == 300 * 101
+    saved = interpreter.game_from_text(_DEEP_WAITING_CALLS).new_initial_state(0)
+    for _ in range(250):  # a state saved 250 calls deep resumes as the one that never stopped
+        saved.apply_action(saved.legal_actions()[0])
+    resumed = game.state_from_json(saved.to_json())
+    while not resumed.is_terminal():
+        resumed.apply_action(resumed.legal_actions()[0])
+    assert resumed.to_json() == state.to_json()
