@@ -48,10 +48,7 @@ from .state import CHANCE, Pending, State, move_card
 __all__ = ["run", "resolve", "compile_flow", "fill_block", "waits", "BlockCode", "MAX_FRAMES"]
 
 MAX_FRAMES = 10_000  # frames on the stack at once
-# an `if` whose branch can wait, or a call of a procedure that can, steps the block it enters at
-# once (not via the loop) while the stack is at most this deep: each such step nests a Python
-# call, so the nesting stays bounded
-DIRECT_DEPTH = 64
+DIRECT_DEPTH = 64  # frames on the stack up to which an entered block is stepped at once (enter_block)
 
 
 # ====================================================================== the loop
@@ -95,13 +92,22 @@ def _run(s: State) -> None:
             overrun(s, code.span)
 
 
-def _push_call(s: State, frame: list, span: Any) -> None:
-    """Enter a procedure's frame: the only way the stack of frames grows without bound."""
+def enter_block(s: State, code: Code, frame: list) -> None:
+    """Push the frame of a block just entered (a turn, an `if`'s branch, a procedure's body) and
+    run its first statements now rather than on the loop's next trip. Each such step nests a
+    Python call, so only while the stack is shallow; deeper, the loop steps it."""
     stack = s.stack
-    if len(stack) >= MAX_FRAMES:
+    stack.append(frame)
+    if len(stack) <= DIRECT_DEPTH:
+        code.step(s, frame)
+
+
+def _enter_call(s: State, code: Code, env: dict, span: Any) -> None:
+    """Enter a procedure's body: the only way the stack of frames grows without bound."""
+    if len(s.stack) >= MAX_FRAMES:
         raise BudgetError(f"the rules nest more than {MAX_FRAMES:,} blocks deep (a procedure calling itself "
                           "without end?)", span)
-    stack.append(frame)
+    enter_block(s, code, [code.index, 0, env])
 
 
 def resolve(s: State, pending: Pending, index: int) -> None:
@@ -796,10 +802,7 @@ class PhaseCode(Code):
                 return
         s.current = p
         self.start_turn(s)
-        turn = self.turn_code
-        frame = [turn.index, 0, {}]
-        s.stack.append(frame)
-        turn.step(s, frame)  # run the turn's first steps now rather than via the loop
+        enter_block(s, self.turn_code, [self.turn_code.index, 0, {}])
 
     def seat_to_move(self, s: State, p: int) -> int:
         """The seat that takes the turn from ``p`` on: seats `skip_when` passes over are passed,
@@ -914,17 +917,11 @@ def compile_waiting(node: Any, L: Any) -> tuple[Callable[[State, dict], None], C
         cond = compile_expr(node.cond, L)
         then = compile_block_code(node.then, L)
         orelse = compile_block_code(node.orelse, L)
-
         then_code, else_code = L.codes[then], L.codes[orelse]
 
         def enter_if(s: State, env: dict) -> None:
-            # the branch's first statements run now rather than via the loop (as a turn's do)
             code = then_code if cond(s, env) else else_code
-            frame = [code.index, 0, dict(env)]
-            stack = s.stack
-            stack.append(frame)
-            if len(stack) <= DIRECT_DEPTH:
-                code.step(s, frame)
+            enter_block(s, code, [code.index, 0, dict(env)])
 
         return enter_if, None
     if kind == "For":
@@ -961,15 +958,12 @@ def compile_waiting_call(node: A.CallProc, L: Any) -> Callable[[State, dict], No
         name = target.id
         params = L.procs[name].params
         span = node.span
-        body: list[int] = []  # the procedure's code, found at the first call (it may call itself)
+        body: list[Code] = []  # the procedure's code, found at the first call (it may call itself)
 
         def call(s: State, env: dict) -> None:
             if not body:
-                body.append(L.proc_code(name))
-            frame = [body[0], 0, {p: a(s, env) for p, a in zip(params, args)}]
-            _push_call(s, frame, span)
-            if len(s.stack) <= DIRECT_DEPTH:
-                s.game.codes[body[0]].step(s, frame)
+                body.append(L.codes[L.proc_code(name)])
+            _enter_call(s, body[0], {p: a(s, env) for p, a in zip(params, args)}, span)
 
         return call
     which = compile_expr(target, L)
@@ -979,7 +973,7 @@ def compile_waiting_call(node: A.CallProc, L: Any) -> Callable[[State, dict], No
         proc = L.procs.get(name)
         if proc is None:
             raise RuleError(f"'{name}' is not a procedure", node.span)
-        _push_call(s, [L.proc_code(name), 0, {p: a(s, env) for p, a in zip(proc.params, args)}], node.span)
+        _enter_call(s, L.codes[L.proc_code(name)], {p: a(s, env) for p, a in zip(proc.params, args)}, node.span)
 
     return call_dynamic
 
