@@ -11,19 +11,24 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from importlib import resources
+from operator import itemgetter
 from typing import Any
 
 import lark
-from lark import Lark
+from lark import Lark, Token, Tree
 from lark.grammar import Rule
 from lark.lexer import TerminalDef
+from lark.parse_tree_builder import ExpandSingleChild
 
 __all__ = ["build_parser", "load_parser", "write_table", "grammar_stamp", "shipped_table"]
 
 TABLE = "grammar_table.json"
+# positions are not lark's propagate_positions (it records ten attributes per node, and most of
+# the parse went to it) but _track_starts: the one attribute the AST reads, the same value
 _OPTIONS: dict[str, Any] = {"parser": "lalr", "start": ["expr", "stmt", "bindings"],
-                            "propagate_positions": True, "maybe_placeholders": True}
+                            "propagate_positions": False, "maybe_placeholders": True}
 
 
 def _grammar() -> str:
@@ -42,7 +47,7 @@ def shipped_table() -> dict[str, Any]:
 
 def build_parser() -> Lark:
     """The parser built from the grammar (computes the LALR table)."""
-    return Lark(_grammar(), cache=False, **_OPTIONS)
+    return _track_starts(Lark(_grammar(), cache=False, **_OPTIONS))
 
 
 def load_parser() -> Lark:
@@ -52,10 +57,57 @@ def load_parser() -> Lark:
         shipped = shipped_table()
         if shipped.get("grammar") == grammar_stamp(grammar) and shipped.get("lark") == lark.__version__:
             table = shipped["table"]
-            return Lark._load_from_dict(table["data"], table["memo"])
+            return _track_starts(Lark._load_from_dict(table["data"], table["memo"]))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         pass  # a missing or unreadable table: build it
-    return Lark(grammar, cache=False, **_OPTIONS)
+    return build_parser()
+
+
+class _StartOf:
+    """A rule's tree builder, which then gives a new tree the start lark's propagate_positions gives
+    it (``meta.start_pos``: its first token's, counting the tokens the tree leaves out, such as an
+    opening bracket; ``container_start_pos`` carries that start up through inlined rules)."""
+
+    __slots__ = ("build",)
+
+    def __init__(self, build: Callable[[list[Any]], Any]):
+        self.build = build
+
+    def __call__(self, children: list[Any]) -> Any:
+        tree = self.build(children)
+        if isinstance(tree, Tree):
+            for child in children:
+                if isinstance(child, Tree):
+                    if not child.meta.empty:
+                        first = child.meta.container_start_pos  # type: ignore[attr-defined]
+                        break
+                elif isinstance(child, Token):
+                    first = child.start_pos
+                    break
+            else:
+                return tree
+            meta = tree.meta
+            if meta.empty:
+                meta.start_pos = first
+                meta.empty = False
+            meta.container_start_pos = first  # type: ignore[attr-defined]
+        return tree
+
+
+def _track_starts(parser: Lark) -> Lark:
+    """``parser`` with _StartOf around each rule's builder, or, if this lark keeps its callbacks
+    elsewhere, a parser with lark's own position tracking (slower, the same positions)."""
+    callbacks = getattr(getattr(getattr(parser.parser, "parser", None), "parser", None), "callbacks", None)
+    if not isinstance(callbacks, dict):
+        return Lark(_grammar(), cache=False, **{**_OPTIONS, "propagate_positions": True})
+    for rule, build in list(callbacks.items()):
+        if not isinstance(rule, Rule):
+            continue
+        if type(build) is ExpandSingleChild and len(rule.expansion) == 1:
+            callbacks[rule] = itemgetter(0)  # a `?rule` of one kept symbol: its child, whose start is set
+        else:
+            callbacks[rule] = _StartOf(build)
+    return parser
 
 
 def write_table(path: str) -> None:

@@ -10,7 +10,7 @@ import lark
 import rulespec.language as language
 from rulespec import compile_file
 from rulespec.errors import SpecError
-from rulespec.grammar_table import build_parser, grammar_stamp, load_parser, shipped_table
+from rulespec.grammar_table import _OPTIONS, _grammar, build_parser, grammar_stamp, load_parser, shipped_table
 
 SPECS = sorted(glob.glob("games/*.yaml")) + sorted(glob.glob("tests/specs/invalid/*.yaml"))
 
@@ -41,3 +41,13 @@ def test_every_spec_compiles_to_the_same_model_and_errors_with_either_parser(mon
     built = build_parser()
     monkeypatch.setattr(language, "_parser", lambda: built)
     assert _compile_all() == shipped
+
+
+def test_every_node_starts_where_larks_own_position_tracking_puts_it(monkeypatch):
+    """The parser tracks only the start of each node, by its own callbacks: the models (every span)
+    and the error positions are those of lark's propagate_positions."""
+    language._parser.cache_clear()
+    ours = _compile_all()
+    lark_positions = lark.Lark(_grammar(), cache=False, **{**_OPTIONS, "propagate_positions": True})
+    monkeypatch.setattr(language, "_parser", lambda: lark_positions)
+    assert _compile_all() == ours
