@@ -71,10 +71,33 @@ def verify(source: str, namespace: dict[str, Any]) -> set[str]:
     used: set[str] = set()
     brackets: list[list[Any]] = []  # open brackets: [the bracket, a dict's `:` or `**` seen, anything inside]
     for line in source.splitlines():
-        if line.startswith("def") or " def " in line:
-            _check_def(line)
-        _check_line(_TOKEN.findall(line), brackets, used)
+        if brackets:
+            _check_def_and_line(line, brackets, used)
+            continue
+        known = _PASSED_LINES.get(line)
+        if known is None:
+            named: set[str] = set()
+            _check_def_and_line(line, brackets, named)
+            if brackets:
+                used |= named
+                continue
+            if len(_PASSED_LINES) >= _CACHE_SIZE:
+                _PASSED_LINES.clear()
+            known = _PASSED_LINES[line] = frozenset(named)
+        used |= known
     return used
+
+
+def _check_def_and_line(line: str, brackets: list[list[Any]], used: set[str]) -> None:
+    if line.startswith("def") or " def " in line:
+        _check_def(line)
+    _check_line(_TOKEN.findall(line), brackets, used)
+
+
+# The builtins each line that passed names, for lines that open no bracket they leave open and
+# follow none left open: such a line's check depends on nothing else, and most generated lines
+# (`try:`, `except _errs:`, `if s.dirty and s.in_play:`) recur in many units.
+_PASSED_LINES: dict[str, frozenset[str]] = {}
 
 
 def _check_line(tokens: list[str], brackets: list[list[Any]], used: set[str]) -> None:

@@ -95,6 +95,15 @@ def test_the_verifier_accepts_the_shapes_the_generator_writes():
     verify(source, {"_k1": "x", "_k2": [], "_k3": None, "_ch": None, "_errs": (), "_o": None})
 
 
+def test_a_line_checked_once_is_checked_again_where_its_context_differs():
+    """The verifier remembers lines that passed on their own; inside an open bracket the same
+    line is checked again, and a remembered line still counts the builtins it names."""
+    assert verify("def _f(s, e):\n    _a = len(e)\n    return _a\n", {}) == {"len"}
+    assert verify("def _g(s, e):\n    _a = len(e)\n    return _a\n", {}) == {"len"}
+    with pytest.raises(CodegenError, match="keyword argument"):
+        verify("def _f(s, e):\n    return _k1(\n    _a = len(e)\n    )\n", {})
+
+
 def test_namespace_names_must_be_invented():
     with pytest.raises(CodegenError, match="invented"):
         load_unit("test", "def _f(s, e):\n    return 1\n", {"print": print})
