@@ -48,6 +48,7 @@ from .state import CHANCE, Pending, State, move_card
 __all__ = ["run", "resolve", "compile_flow", "fill_block", "waits", "BlockCode", "MAX_FRAMES"]
 
 MAX_FRAMES = 10_000  # frames on the stack at once
+NEVER = 1 << 62  # a statement index no block reaches
 DIRECT_DEPTH = 64  # frames on the stack up to which an entered block is stepped at once (enter_block)
 
 
@@ -75,6 +76,14 @@ def _run(s: State) -> None:
     while s.pending is None and stack:
         frame = stack[-1]
         code = codes[frame[0]]
+        if type(code) is BlockCode and frame[1] >= code.ends_at:
+            # a block past its last statement (as a turn is, after its decision): leaving the
+            # stack is all its step would do, so it leaves without a call (at the same cost)
+            stack.pop()
+            s.ops -= 1
+            if s.ops < 0:
+                overrun(s, code.span)
+            continue
         try:
             code.step(s, frame)
             # blocks check after each of their statements; other steps (a turn starting,
@@ -187,6 +196,9 @@ class BlockCode(Code):
         # the body of a `repeat` whose `until` reads the body's names: at its end the block
         # hands its env to the repeat's frame (see RepeatCode.step)
         self.hands_back = False
+        # a frame at this statement is past the last one (fill_block sets it; never for a block
+        # that hands its env back, as its step does more than leave the stack)
+        self.ends_at = NEVER
 
     def step(self, s: State, frame: list) -> None:
         stmts = self.stmts
@@ -897,6 +909,7 @@ def fill_block(code: BlockCode, block: A.Block, L: Any, checked: bool = True) ->
             entered.append(None)
     code.stmts = tuple(stmts)
     code.entered = tuple(entered)
+    code.ends_at = NEVER if code.hands_back else len(stmts)
     if L.codegen.generating:
         waiting = [fn if not simple else None for fn, simple in stmts]
         step = generate_block_step(L.codegen, block, spliced, waiting, checked, code.hands_back)
