@@ -337,8 +337,18 @@ class _Statements:
         if stmt.selector != "one" or what_type not in (T.PIECE, T.CARD):
             return False
         if what_type == T.PIECE:
-            self.put(indent, f"_mvp(s, {self.value(stmt.what)}, {self.value(stmt.dest)}, "
-                             f"{self.w.name_of(stmt.span)})")
+            # in line as state.move_piece does it; a missing piece or cell, or a cell another
+            # piece holds, goes to _mvp for its error
+            x, c, o = self.w.temp(), self.w.temp(), self.w.temp()
+            self.put(indent, f"{x} = {self.value(stmt.what)}")
+            self.put(indent, f"{c} = {self.value(stmt.dest)}")
+            self.put(indent, f"if {x} is None or {c} is None or (({o} := s.cell_piece[{c}]) >= 0 and {o} != {x}):")
+            self.put(indent + 1, f"_mvp(s, {x}, {c}, {self.w.name_of(stmt.span)})")
+            self.put(indent, f"{o} = s.piece_cell[{x}]")
+            self.put(indent, f"if {o} >= 0:")
+            self.put(indent + 1, f"s.cell_piece[{o}] = -1")
+            self.put(indent, f"s.cell_piece[{c}] = {x}")
+            self.put(indent, f"s.piece_cell[{x}] = {c}")
             if _marks(L, ("pieces",)):
                 self.put(indent, "s.dirty = True")
             return True

@@ -175,6 +175,51 @@ def test_an_error_in_generated_code_keeps_the_position_of_the_closure_engine(tmp
         assert (caught.value.span.line, caught.value.span.col) == where
 
 
+@pytest.mark.parametrize("dest, message", [
+    ("first(pieces(player(1))).cell", "cell b1 already holds a piece"),
+    ("none", "the piece or the cell is missing"),
+])
+def test_a_move_in_line_fails_as_the_closure_engine_fails(tmp_path, monkeypatch, dest, message):
+    """A piece moved onto another piece, or to no cell: the generated move stops with the
+    closure engine's message at the move statement, and leaves the state as it does."""
+    spec = tmp_path / "move.yaml"
+    spec.write_text(_MOVING_SPEC.replace("DEST", dest))
+    line = _MOVING_SPEC.splitlines()[13]
+    where = (14, line.index("move") + 1)
+    left = []
+    for mode in ("on", "off"):
+        monkeypatch.setattr(codegen, "MODE", mode)
+        game = interpreter.load_game(str(spec))
+        assert bool(game.link.codegen.units) == (mode == "on")
+        state = game.new_initial_state(0)
+        with pytest.raises(interpreter.RuleError) as caught:
+            state.apply_action(state.legal_actions()[0])
+        assert message in str(caught.value), mode
+        assert (caught.value.span.line, caught.value.span.col) == where, mode
+        left.append(state.to_json())
+    assert left[0] == left[1]
+
+
+_MOVING_SPEC = """\
+rulespec: 1
+game: {name: Mover, players: 2}
+board: {rows: 2, cols: 2}
+pieces:
+  pawn: {per_player: 1, start: {"2": [[a1], [b1]]}}
+round:
+  first: player(0)
+  turn:
+    - choose:
+        action: go
+        label: go
+        do:
+          - let x = first(pieces(current))
+          - move x to DEST
+          - end game
+match: {}
+"""
+
+
 _DIVIDING_SPEC = """\
 rulespec: 1
 game: {name: Div, players: 2}
