@@ -23,6 +23,7 @@ from .expressions import (
     compile_expr,
     compile_list,
     const_value,
+    env_of_args,
     is_const,
     json_converter,
     list_difference,
@@ -822,12 +823,13 @@ def s_CallProc(node: A.CallProc, L: Any) -> Stmt:
                 run(s, {p0: a0(s, e)})
 
             return call_one
+        bound = env_of_args(params, args)
 
         def call_static(s: Any, e: dict) -> None:
             s.ops -= 1
             if s.ops < 0:
                 overrun(s, span)
-            run(s, {p: a(s, e) for p, a in zip(params, args)})
+            run(s, bound(s, e))
 
         return call_static
     which = compile_expr(target, L)

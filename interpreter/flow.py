@@ -42,7 +42,7 @@ from .effects import (
     splice_constant_ifs,
 )
 from .errors import BudgetError, RuleError
-from .expressions import compile_expr, compile_list, text_of_type, type_of
+from .expressions import compile_expr, compile_list, env_of_args, text_of_type, type_of
 from .state import CHANCE, Pending, State, move_card
 
 __all__ = ["run", "resolve", "compile_flow", "fill_block", "waits", "BlockCode", "MAX_FRAMES"]
@@ -972,11 +972,12 @@ def compile_waiting_call(node: A.CallProc, L: Any) -> Callable[[State, dict], No
         params = L.procs[name].params
         span = node.span
         body: list[Code] = []  # the procedure's code, found at the first call (it may call itself)
+        bound = env_of_args(params, args)
 
         def call(s: State, env: dict) -> None:
             if not body:
                 body.append(L.codes[L.proc_code(name)])
-            _enter_call(s, body[0], {p: a(s, env) for p, a in zip(params, args)}, span)
+            _enter_call(s, body[0], bound(s, env), span)
 
         return call
     which = compile_expr(target, L)
