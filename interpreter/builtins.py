@@ -589,6 +589,13 @@ def b_abs(node: A.Call, L: Any) -> Fn:
     return lambda s, e: abs(value(s, e))
 
 
+def whole_numbers(s: Any, start: int, stop: int, limit: int, span: Any) -> list:
+    """``range(start, stop)`` as a list, bounded and paid for when long."""
+    if stop - start > SMALL:
+        check_size(s, stop - start, limit, f"range({start}, {stop})", span)
+    return list(range(start, stop))
+
+
 def b_range(node: A.Call, L: Any) -> Fn:
     a, b = _args(node, L)
     limit = L.limits.max_list
@@ -596,14 +603,7 @@ def b_range(node: A.Call, L: Any) -> Fn:
     if is_const(a) and is_const(b) and const_value(b) - const_value(a) <= SMALL:
         values = list(range(const_value(a), const_value(b)))
         return lambda s, e: list(values)
-
-    def whole_numbers(s: Any, e: dict) -> list:
-        start, stop = a(s, e), b(s, e)
-        if stop - start > SMALL:
-            check_size(s, stop - start, limit, f"range({start}, {stop})", span)
-        return list(range(start, stop))
-
-    return whole_numbers
+    return lambda s, e: whole_numbers(s, a(s, e), b(s, e), limit, span)
 
 
 def b_dict(node: A.Call, L: Any) -> Fn:

@@ -33,7 +33,7 @@ from rulespec import types as T
 
 from .budget import _BIG_INT as _BIG
 from .budget import SMALL, check_grown, overrun
-from .builtins import slides_any, slides_of, slides_rays, unknown_order, zone_end
+from .builtins import slides_any, slides_of, slides_rays, unknown_order, whole_numbers, zone_end
 from .expressions import (
     Fn,
     closure_of,
@@ -129,7 +129,7 @@ class Codegen:
         self.generate_block: Callable[[Codegen, Any, bool], Any] | None = None  # installed by the link
         self._helpers: dict[str, Any] = {
             "_ch": _charge, "_ck": _charge_kept, "_sl": slides_of, "_sa": slides_any, "_ze": zone_end, "_wi": _within,
-            "_cg": check_grown, "_ov": overrun,
+            "_cg": check_grown, "_ov": overrun, "_rg": whole_numbers,
             "_ld": list_difference, "_mx": _extreme(max), "_mn": _extreme(min),
             "_ax": _arg(max), "_an": _arg(min), "_dv": distinct_values, "_lim": L.limits, "_errs": _ERRORS,
         }
@@ -614,6 +614,13 @@ class _Writer:
         if func == "slides":  # (its closure, compiled first, checked that the keywords are constants)
             rays, steps = slides_rays(node, L)
             return f"_sl(s, {self.expr(args[0])}, {self.name_of(rays)}, {steps!r})"
+        if func == "range":
+            a, b = args
+            if isinstance(a, A.Const) and isinstance(b, A.Const) and type(a.value) is int is type(b.value) \
+                    and b.value - a.value <= SMALL:
+                return f"list(range({a.value!r}, {b.value!r}))"
+            limit = self.name_of(L.limits.max_list)
+            return f"_rg(s, {self.expr(a)}, {self.expr(b)}, {limit}, {self.name_of(node.span)})"
         if func == "abs":
             return f"abs({self.expr(args[0])})"
         if func in ("max", "min") and len(args) == 2:

@@ -157,22 +157,38 @@ def test_every_seed_game_generates_code(monkeypatch):
         assert game.link.codegen.units, spec.name
 
 
+def _first_action_in_each_engine(monkeypatch, spec: Path, generated: Any = None) -> list[tuple[Any, Any]]:
+    """The first legal action of ``spec`` applied with generated code ("on") and with the
+    closures only ("off"): each state after it, with the rule error it raised (or None).
+    ``generated(game)`` tells whether the code in question was generated (default: any unit)."""
+    generated = generated or (lambda game: bool(game.link.codegen.units))
+    after = []
+    for mode in ("on", "off"):
+        monkeypatch.setattr(codegen, "MODE", mode)
+        game = interpreter.load_game(str(spec))
+        assert generated(game) == (mode == "on"), mode
+        state = game.new_initial_state(0)
+        try:
+            state.apply_action(state.legal_actions()[0])
+        except interpreter.RuleError as exc:
+            after.append((state, exc))
+        else:
+            after.append((state, None))
+    return after
+
+
+def _position(error: Any) -> tuple[int, int]:
+    return error.span.line, error.span.col
+
+
 def test_an_error_in_generated_code_keeps_the_position_of_the_closure_engine(tmp_path, monkeypatch):
     """Python raising inside generated code (a division by zero) is reported as the closure
     engine reports it: the rule's own message at the dividing operation."""
     spec = tmp_path / "div.yaml"
     spec.write_text(_DIVIDING_SPEC)
-    line = _DIVIDING_SPEC.splitlines()[16]
-    where = (17, line.index("x // zero") + 1)
-    for mode in ("on", "off"):
-        monkeypatch.setattr(codegen, "MODE", mode)
-        game = interpreter.load_game(str(spec))
-        assert bool(game.link.codegen.units) == (mode == "on")
-        state = game.new_initial_state(0)
-        with pytest.raises(interpreter.RuleError) as caught:
-            state.apply_action(state.legal_actions()[0])
-        assert "division by zero" in str(caught.value)
-        assert (caught.value.span.line, caught.value.span.col) == where
+    for _, error in _first_action_in_each_engine(monkeypatch, spec):
+        assert "division by zero" in str(error)
+        assert _position(error) == _where(_DIVIDING_SPEC, "x // zero")
 
 
 @pytest.mark.parametrize("dest, message", [
@@ -184,63 +200,76 @@ def test_a_move_in_line_fails_as_the_closure_engine_fails(tmp_path, monkeypatch,
     closure engine's message at the move statement, and leaves the state as it does."""
     spec = tmp_path / "move.yaml"
     spec.write_text(_MOVING_SPEC.replace("DEST", dest))
-    line = _MOVING_SPEC.splitlines()[13]
-    where = (14, line.index("move") + 1)
-    left = []
-    for mode in ("on", "off"):
-        monkeypatch.setattr(codegen, "MODE", mode)
-        game = interpreter.load_game(str(spec))
-        assert bool(game.link.codegen.units) == (mode == "on")
-        state = game.new_initial_state(0)
-        with pytest.raises(interpreter.RuleError) as caught:
-            state.apply_action(state.legal_actions()[0])
-        assert message in str(caught.value), mode
-        assert (caught.value.span.line, caught.value.span.col) == where, mode
-        left.append(state.to_json())
-    assert left[0] == left[1]
+    (on, on_error), (off, off_error) = _first_action_in_each_engine(monkeypatch, spec)
+    for error in (on_error, off_error):
+        assert message in str(error)
+        assert _position(error) == _where(_MOVING_SPEC, "move x")
+    assert on.to_json() == off.to_json()
 
 
-_MOVING_SPEC = """\
-rulespec: 1
+@pytest.mark.parametrize("n, message", [
+    ("100", None),
+    ("10000000", "range(1, 10000001) would have 10,000,000 items, more than the limit of 1,000,000"),
+])
+def test_a_range_in_generated_code_counts_and_fails_as_the_closure_engine(tmp_path, monkeypatch, n, message):
+    """`range(a, b)` in generated code: the same numbers and the same cost as the closure
+    engine, and a range past the list limit stops at the `range` call with its message."""
+    spec = tmp_path / "range.yaml"
+    spec.write_text(_RANGE_SPEC.replace("N", n))
+    (on, on_error), (off, off_error) = _first_action_in_each_engine(
+        monkeypatch, spec, lambda game: any("_rg(s, " in unit.source for unit in game.link.codegen.units))
+    for state, error in ((on, on_error), (off, off_error)):
+        if message is None:
+            assert error is None
+            assert state.returns()[0] == sum(range(1, 101))
+        else:
+            assert isinstance(error, interpreter.BudgetError) and message in str(error)
+            assert _position(error) == _where(_RANGE_SPEC, "range(")
+    assert (on.to_json(), on.ops) == (off.to_json(), off.ops)
+
+
+def _one_action_spec(head: str, steps: str, match: str = "match: {}") -> str:
+    """A two-player game of one action, `go`, doing ``steps`` (lines of the `do:` list)."""
+    indented = "".join(f"          {line}\n" for line in steps.splitlines())
+    return (f"rulespec: 1\n{head}\nround:\n  first: player(0)\n  turn:\n    - choose:\n        action: go\n"
+            f"        label: go\n        do:\n{indented}{match}\n")
+
+
+def _where(spec: str, text: str) -> tuple[int, int]:
+    """The line and column (from 1) of the first ``text`` in ``spec``."""
+    for number, line in enumerate(spec.splitlines(), 1):
+        if text in line:
+            return number, line.index(text) + 1
+    raise AssertionError(f"{text!r} is not in the spec")
+
+
+_RANGE_SPEC = _one_action_spec("game: {name: Counter, players: 2}", """\
+- let n = N
+- for: p in players
+  do:
+    - p.score = sum(k for k in range(1, n + 1))
+- end game""", 'match:\n  returns: {value: "p.score", min: 0, max: 5050}')
+
+_MOVING_SPEC = _one_action_spec("""\
 game: {name: Mover, players: 2}
 board: {rows: 2, cols: 2}
 pieces:
-  pawn: {per_player: 1, start: {"2": [[a1], [b1]]}}
-round:
-  first: player(0)
-  turn:
-    - choose:
-        action: go
-        label: go
-        do:
-          - let x = first(pieces(current))
-          - move x to DEST
-          - end game
-match: {}
-"""
+  pawn: {per_player: 1, start: {"2": [[a1], [b1]]}}""", """\
+- let x = first(pieces(current))
+- move x to DEST
+- end game""")
 
-
-_DIVIDING_SPEC = """\
-rulespec: 1
+_DIVIDING_SPEC = _one_action_spec("""\
 game: {name: Div, players: 2}
 variables:
   zero: {type: int, initial: 0}
-  x: {type: int, initial: 0}
-round:
-  first: player(0)
-  turn:
-    - choose:
-        action: go
-        label: go
-        do:
-          - x = x + 1
-          - if: x > 0
-            then:
-              # a tree large enough to be generated, dividing by zero
-              - x = (x + 1) * 2 + x // zero
-          - end game
-match: {}
-"""
+  x: {type: int, initial: 0}""", """\
+- x = x + 1
+- if: x > 0
+  then:
+    # a tree large enough to be generated, dividing by zero
+    - x = (x + 1) * 2 + x // zero
+- end game""")
 
 
 # ---------------------------------------------------------------------- injection
