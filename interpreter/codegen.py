@@ -66,6 +66,8 @@ _SEAT_TABLES = ("left", "right", "others", "seats_from")
 _MIN_NODES = 3  # smaller trees are as fast as closures: not worth a unit
 _INLINE_NODES = 40  # a define of fewer nodes that calls no other is written in line where it is called
 # code that names a value (a Python local, a state field, a local of the rules, a number): it may be repeated
+_WHOLE = re.compile(r"-?[0-9]+\Z")  # the code of a whole number
+_VERSIONS = 8  # versions of one define for the numbers its calls pass (Codegen.specialises)
 _SIMPLE = re.compile(r"(-?[0-9]+|None|True|False|_[a-z]+[0-9]*|s\.[a-z_]+|e\[_k[0-9]+\])\Z")
 
 
@@ -125,7 +127,8 @@ class Codegen:
         self._closures: dict[int, Fn] = {}
         self._generated: dict[int, Fn] = {}
         self._closures_only = 0
-        self._defines: dict[str, Callable[..., Any]] = {}
+        # a define's function (key: its name, ()), and its versions for numbers (None: not made)
+        self._defines: dict[tuple[str, tuple[tuple[int, int], ...]], Callable[..., Any] | None] = {}
         self.generate_block: Callable[[Codegen, Any, bool], Any] | None = None  # installed by the link
         self._helpers: dict[str, Any] = {
             "_ch": _charge, "_ck": _charge_kept, "_sl": slides_of, "_sa": slides_any, "_ze": zone_end, "_wi": _within,
@@ -211,14 +214,39 @@ class Codegen:
 
     def define(self, name: str) -> Callable[..., Any]:
         """The generated function of define ``name``: ``f(state, *arguments)``."""
-        fn = self._defines.get(name)
-        if fn is not None:
-            return fn
+        fn = self._defines.get((name, ()))
+        if fn is None:
+            fn = self._define_function(name, ())
+        assert fn is not None
+        return fn
+
+    def version(self, name: str, fixed: tuple[tuple[int, int], ...]) -> Callable[..., Any] | None:
+        """A version of define ``name`` for calls that pass whole numbers (``fixed``: pairs of
+        a parameter's index and its number): the numbers are written into its code, where the
+        generator folds them, and the function takes the other arguments only. None when no
+        number folds (the version would be no faster) or the define has its most versions."""
+        key = (name, fixed)
+        if key in self._defines:
+            return self._defines[key]
+        if sum(1 for other in self._defines if other[0] == name and other[1]) >= _VERSIONS:
+            return None
+        return self._define_function(name, fixed)
+
+    def _define_function(self, name: str, fixed: tuple[tuple[int, int], ...]) -> Callable[..., Any] | None:
         define = self.L.defines[name]
         writer = _Writer(self, env=False)
-        params = [writer.bind(p) for p in define.params]
+        numbers = dict(fixed)
+        params = []
+        for i, param in enumerate(define.params):
+            if i in numbers:
+                writer.scope[param] = repr(numbers[i])
+            else:
+                params.append(writer.bind(param))
         ref = self.reference(define.body)
         body = writer.value(const_value(ref)) if is_const(ref) else writer.expr(define.body)
+        if fixed and not writer.folded:
+            self._defines[(name, fixed)] = None
+            return None
         if self.L.define_fans_out(name):
             # a define that calls others costs one unit per call, at the calling position (a
             # chain of them is paid for); the caller passes that position
@@ -227,23 +255,26 @@ class Codegen:
         else:
             lines = [f"def _g({', '.join(['s', *params])}):", f"    return {body}"]
         fn = self.load(f"d{len(self.units)}", lines, writer.names, "_g") or _define_by_closure(
-            ref, define.params, self.L.define_fans_out(name))
-        self._defines[name] = fn
+            ref, define.params, self.L.define_fans_out(name), numbers)
+        self._defines[(name, fixed)] = fn
         return fn
 
 
-def _define_by_closure(body: Fn, params: tuple[str, ...], paid: bool) -> Callable[..., Any]:
+def _define_by_closure(body: Fn, params: tuple[str, ...], paid: bool,
+                       numbers: dict[int, int] | None = None) -> Callable[..., Any]:
     """A define's closure behind the calling convention of generated defines (for a body
-    Python could not compile)."""
+    Python could not compile); ``numbers`` are the arguments a version of it has fixed."""
+    fixed = {params[i]: value for i, value in (numbers or {}).items()}
+    free = tuple(p for i, p in enumerate(params) if i not in (numbers or {}))
     if paid:
         def paid_call(s: Any, span: Any, *args: Any) -> Any:
             s.ops -= 1
             if s.ops < 0:
                 overrun(s, span)
-            return body(s, dict(zip(params, args)))
+            return body(s, {**fixed, **dict(zip(free, args))})
 
         return paid_call
-    return lambda s, *args: body(s, dict(zip(params, args)))
+    return lambda s, *args: body(s, {**fixed, **dict(zip(free, args))})
 
 
 def _size(node: Any, limit: int = _MIN_NODES) -> int:
@@ -267,6 +298,7 @@ class _Writer:
         self._ids: dict[int, str] = {}
         self.scope: dict[str, str] = {}  # a rule's local -> the Python local holding it
         self._count = 0
+        self.folded = 0  # operations on two numbers the generator computed itself
 
     # ------------------------------------------------------------------ names
     def _invent(self, prefix: str) -> str:
@@ -439,7 +471,13 @@ class _Writer:
         if op in ("+", "-", "*", "/", "//", "%"):
             if op == "*" and not (T.is_number(left_type) and T.is_number(right_type)):
                 return None  # text or list repetition: bounded before it is made (the closure does it)
-            code = f"({self.expr(node.left)} {symbol} {self.expr(node.right)})"
+            left, right = self.expr(node.left), self.expr(node.right)
+            if op in ("+", "-", "*") and _WHOLE.match(left) and _WHOLE.match(right):
+                value = {"+": int.__add__, "-": int.__sub__, "*": int.__mul__}[op](int(left), int(right))
+                if -_BIG < value < _BIG:
+                    self.folded += 1
+                    return repr(value)  # folded: two numbers (a define's version fixes some)
+            code = f"({left} {symbol} {right})"
             t = type_of(node, L)
             if (t == T.INT and op != "*") or t == T.BOOL:
                 return code
@@ -551,9 +589,13 @@ class _Writer:
         inline = self.inline_define(name, codes)
         if inline is not None:
             return inline
-        fn = self.name_of(self.gen.define(name))
         span = [self.name_of(node.span)] if self.L.define_fans_out(name) else []
-        return f"{fn}({', '.join(['s', *span, *codes])})"
+        fixed = tuple((i, int(code)) for i, code in enumerate(codes) if _WHOLE.match(code))
+        version = self.gen.version(name, fixed) if fixed else None
+        if version is not None:
+            rest = [code for i, code in enumerate(codes) if i not in dict(fixed)]
+            return f"{self.name_of(version)}({', '.join(['s', *span, *rest])})"
+        return f"{self.name_of(self.gen.define(name))}({', '.join(['s', *span, *codes])})"
 
     def inline_define(self, name: str, codes: list[str]) -> str | None:
         """The body of a small define that calls no other (so a call of it costs nothing of

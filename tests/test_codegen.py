@@ -157,16 +157,18 @@ def test_every_seed_game_generates_code(monkeypatch):
         assert game.link.codegen.units, spec.name
 
 
-def _first_action_in_each_engine(monkeypatch, spec: Path, generated: Any = None) -> list[tuple[Any, Any]]:
-    """The first legal action of ``spec`` applied with generated code ("on") and with the
+def _first_action_in_each_engine(monkeypatch, spec: Path, generated: Any = None,
+                                  mode_on: str = "on") -> list[tuple[Any, Any]]:
+    """The first legal action of ``spec`` applied with generated code (``mode_on``: "on", or
+    "strict" where no fallback to the closures may hide a wrong function) and with the
     closures only ("off"): each state after it, with the rule error it raised (or None).
     ``generated(game)`` tells whether the code in question was generated (default: any unit)."""
     generated = generated or (lambda game: bool(game.link.codegen.units))
     after = []
-    for mode in ("on", "off"):
+    for mode in (mode_on, "off"):
         monkeypatch.setattr(codegen, "MODE", mode)
         game = interpreter.load_game(str(spec))
-        assert generated(game) == (mode == "on"), mode
+        assert generated(game) == (mode == mode_on), mode
         state = game.new_initial_state(0)
         try:
             state.apply_action(state.legal_actions()[0])
@@ -228,6 +230,41 @@ def test_a_range_in_generated_code_counts_and_fails_as_the_closure_engine(tmp_pa
     assert (on.to_json(), on.ops) == (off.to_json(), off.ops)
 
 
+@pytest.mark.parametrize("calls, message", [
+    # ten different numbers: eight versions of `at`, the other calls by the general function
+    (" + ".join(f"at(n, {k})" for k in range(2, 12)), None),
+    ("at(n, 0) + at(n, -1)", None),
+    # k = 1 folds `k - 1` to 0: the division still fails where the closure engine says
+    ("at(n, 2) + at(n, 1)", "division by zero"),
+])
+def test_a_define_called_with_numbers_has_versions_that_count_as_the_closure_engine(
+        tmp_path, monkeypatch, calls, message):
+    """A define called with whole numbers gets a version of its code with those numbers
+    written in and folded (at most eight versions of one define): the same values, the same
+    work paid, and the same error at the same position as the closure engine."""
+    spec = tmp_path / "versions.yaml"
+    spec.write_text(_VERSIONS_SPEC.replace("CALLS", calls))
+
+    def versions(game: Any) -> bool:
+        made = [key for key, fn in game.link.codegen._defines.items() if key[0] == "at" and key[1] and fn]
+        return len(made) == min(8, len(set(calls.split(" + "))))
+
+    (on, on_error), (off, off_error) = _first_action_in_each_engine(
+        monkeypatch, spec, versions, "strict" if message is None else "on")
+    if message is None:
+        assert on_error is off_error is None
+        n = 5
+        assert on.returns()[0] == sum((n * 2 + k * 2 * 3 + k * 7) // (k - 1) for k in
+                                      [int(c.strip(")").split(", ")[1]) for c in calls.split(" + ")])
+    else:
+        for error in (on_error, off_error):
+            assert message in str(error)
+            assert _position(error) == _where(_VERSIONS_SPEC, "(twice(x) +")  # the division starts there
+    assert on.to_json() == off.to_json()
+    if message is None:  # (after an error the closure engine runs the expression again, paying again)
+        assert on.ops == off.ops
+
+
 def _one_action_spec(head: str, steps: str, match: str = "match: {}") -> str:
     """A two-player game of one action, `go`, doing ``steps`` (lines of the `do:` list)."""
     indented = "".join(f"          {line}\n" for line in steps.splitlines())
@@ -249,6 +286,17 @@ _RANGE_SPEC = _one_action_spec("game: {name: Counter, players: 2}", """\
   do:
     - p.score = sum(k for k in range(1, n + 1))
 - end game""", 'match:\n  returns: {value: "p.score", min: 0, max: 5050}')
+
+_VERSIONS_SPEC = _one_action_spec("""\
+game: {name: Versions, players: 2}
+define:
+  twice(k): k * 2
+  at(x, k): (twice(x) + twice(k) * 3 + k * 7) // (k - 1)""", """\
+- let n = 5
+- for: p in players
+  do:
+    - p.score = CALLS
+- end game""", 'match:\n  returns: {value: "p.score", min: -1000, max: 1000}')
 
 _MOVING_SPEC = _one_action_spec("""\
 game: {name: Mover, players: 2}
