@@ -67,7 +67,7 @@ _MIN_NODES = 3  # smaller trees are as fast as closures: not worth a unit
 _INLINE_NODES = 40  # a define of fewer nodes that calls no other is written in line where it is called
 # code that names a value (a Python local, a state field, a local of the rules, a number): it may be repeated
 _WHOLE = re.compile(r"-?[0-9]+\Z")  # the code of a whole number
-_VERSIONS = 8  # versions of one define for the numbers its calls pass (Codegen.specialises)
+_VERSIONS = 8  # versions of one define for the numbers its calls pass (Codegen.version)
 _SIMPLE = re.compile(r"(-?[0-9]+|None|True|False|_[a-z]+[0-9]*|s\.[a-z_]+|e\[_k[0-9]+\])\Z")
 
 
@@ -448,6 +448,12 @@ class _Writer:
         op = node.op
         L = self.L
         if op in ("and", "or"):
+            left_ref = self.gen.reference(node.left)
+            if is_const(left_ref) and bool(const_value(left_ref)) != (op == "or"):
+                # a known left side (an option, say) that leaves the answer to the right side (one
+                # that decides makes the whole a constant already)
+                right = self.expr(node.right)
+                return right if self.always_bool(node.right) else f"bool({right})"
             left, right = self.expr(node.left), self.expr(node.right)
             if not self.always_bool(node.left):
                 left = f"bool({left})"

@@ -265,6 +265,28 @@ def test_a_define_called_with_numbers_has_versions_that_count_as_the_closure_eng
         assert on.ops == off.ops
 
 
+@pytest.mark.parametrize("flag", ["true", "false"])
+@pytest.mark.parametrize("op", ["and", "or"])
+def test_an_option_on_the_left_of_and_or_decides_as_in_the_closure_engine(tmp_path, monkeypatch, flag, op):
+    """`option.flag and ...` / `option.flag or ...`: generated code writes the known answer,
+    or only the right side, and the right side runs (here: fails) exactly when the closure
+    engine runs it."""
+    spec = tmp_path / "flag.yaml"
+    text = _FLAG_SPEC.replace("FLAG", flag).replace("OP", op)
+    spec.write_text(text)
+    runs_right = (flag == "true") == (op == "and")
+    (on, on_error), (off, off_error) = _first_action_in_each_engine(monkeypatch, spec)
+    for error in (on_error, off_error):
+        if runs_right:
+            assert "division by zero" in str(error)
+            assert _position(error) == _where(text, "1 // zero")
+        else:
+            assert error is None
+    assert on.to_json() == off.to_json()
+    if not runs_right:
+        assert on.returns()[0] == (1 if op == "or" else 2)
+
+
 def _one_action_spec(head: str, steps: str, match: str = "match: {}") -> str:
     """A two-player game of one action, `go`, doing ``steps`` (lines of the `do:` list)."""
     indented = "".join(f"          {line}\n" for line in steps.splitlines())
@@ -297,6 +319,17 @@ define:
   do:
     - p.score = CALLS
 - end game""", 'match:\n  returns: {value: "p.score", min: -1000, max: 1000}')
+
+_FLAG_SPEC = _one_action_spec("""\
+game: {name: Flag, players: 2}
+options:
+  flag: {type: bool, default: FLAG}
+variables:
+  zero: {type: int, initial: 0}""", """\
+- for: p in players
+  do:
+    - p.score = 1 if (option.flag OP 1 // zero == 0) and p.seat >= 0 else 2
+- end game""", 'match:\n  returns: {value: "p.score", min: 0, max: 2}')
 
 _MOVING_SPEC = _one_action_spec("""\
 game: {name: Mover, players: 2}
