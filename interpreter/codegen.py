@@ -23,6 +23,7 @@ fallback off, for tests that compare the two backends.
 
 from __future__ import annotations
 
+import operator
 import os
 import re
 from collections.abc import Callable
@@ -65,9 +66,10 @@ _PLAYER_TABLES = {"score": "s.score", "total": "s.total"}
 _SEAT_TABLES = ("left", "right", "others", "seats_from")
 _MIN_NODES = 3  # smaller trees are as fast as closures: not worth a unit
 _INLINE_NODES = 40  # a define of fewer nodes that calls no other is written in line where it is called
-# code that names a value (a Python local, a state field, a local of the rules, a number): it may be repeated
 _WHOLE = re.compile(r"-?[0-9]+\Z")  # the code of a whole number
+_FOLDED = {"+": operator.add, "-": operator.sub, "*": operator.mul}  # what the generator computes on two numbers
 _VERSIONS = 8  # versions of one define for the numbers its calls pass (Codegen.version)
+# code that names a value (a Python local, a state field, a local of the rules, a number): it may be repeated
 _SIMPLE = re.compile(r"(-?[0-9]+|None|True|False|_[a-z]+[0-9]*|s\.[a-z_]+|e\[_k[0-9]+\])\Z")
 
 
@@ -264,8 +266,9 @@ def _define_by_closure(body: Fn, params: tuple[str, ...], paid: bool,
                        numbers: dict[int, int] | None = None) -> Callable[..., Any]:
     """A define's closure behind the calling convention of generated defines (for a body
     Python could not compile); ``numbers`` are the arguments a version of it has fixed."""
-    fixed = {params[i]: value for i, value in (numbers or {}).items()}
-    free = tuple(p for i, p in enumerate(params) if i not in (numbers or {}))
+    numbers = numbers or {}
+    fixed = {params[i]: value for i, value in numbers.items()}
+    free = tuple(p for i, p in enumerate(params) if i not in numbers)
     if paid:
         def paid_call(s: Any, span: Any, *args: Any) -> Any:
             s.ops -= 1
@@ -478,8 +481,8 @@ class _Writer:
             if op == "*" and not (T.is_number(left_type) and T.is_number(right_type)):
                 return None  # text or list repetition: bounded before it is made (the closure does it)
             left, right = self.expr(node.left), self.expr(node.right)
-            if op in ("+", "-", "*") and _WHOLE.match(left) and _WHOLE.match(right):
-                value = {"+": int.__add__, "-": int.__sub__, "*": int.__mul__}[op](int(left), int(right))
+            if op in _FOLDED and _WHOLE.match(left) and _WHOLE.match(right):
+                value = _FOLDED[op](int(left), int(right))
                 if -_BIG < value < _BIG:
                     self.folded += 1
                     return repr(value)  # folded: two numbers (a define's version fixes some)
@@ -596,10 +599,10 @@ class _Writer:
         if inline is not None:
             return inline
         span = [self.name_of(node.span)] if self.L.define_fans_out(name) else []
-        fixed = tuple((i, int(code)) for i, code in enumerate(codes) if _WHOLE.match(code))
-        version = self.gen.version(name, fixed) if fixed else None
+        numbers = {i: int(code) for i, code in enumerate(codes) if _WHOLE.match(code)}
+        version = self.gen.version(name, tuple(numbers.items())) if numbers else None
         if version is not None:
-            rest = [code for i, code in enumerate(codes) if i not in dict(fixed)]
+            rest = [code for i, code in enumerate(codes) if i not in numbers]
             return f"{self.name_of(version)}({', '.join(['s', *span, *rest])})"
         return f"{self.name_of(self.gen.define(name))}({', '.join(['s', *span, *codes])})"
 
@@ -663,12 +666,10 @@ class _Writer:
             rays, steps = slides_rays(node, L)
             return f"_sl(s, {self.expr(args[0])}, {self.name_of(rays)}, {steps!r})"
         if func == "range":
-            a, b = args
-            if isinstance(a, A.Const) and isinstance(b, A.Const) and type(a.value) is int is type(b.value) \
-                    and b.value - a.value <= SMALL:
-                return f"list(range({a.value!r}, {b.value!r}))"
-            limit = self.name_of(L.limits.max_list)
-            return f"_rg(s, {self.expr(a)}, {self.expr(b)}, {limit}, {self.name_of(node.span)})"
+            a, b = (self.expr(arg) for arg in args)
+            if _WHOLE.match(a) and _WHOLE.match(b) and int(b) - int(a) <= SMALL:
+                return f"list(range({a}, {b}))"
+            return f"_rg(s, {a}, {b}, {self.name_of(L.limits.max_list)}, {self.name_of(node.span)})"
         if func == "abs":
             return f"abs({self.expr(args[0])})"
         if func in ("max", "min") and len(args) == 2:
