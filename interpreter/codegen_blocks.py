@@ -41,6 +41,7 @@ from .effects import (
 )
 from .errors import RuleError
 from .expressions import compile_expr, compile_list, is_const, json_converter, same_value, type_of
+from .frames import enter_block
 from .state import move_card, move_piece
 
 __all__ = ["generate_block", "generate_block_step", "hand_back", "has_own_errors", "CLOSURE_STATEMENTS"]
@@ -131,7 +132,7 @@ def generate_block_step(gen: Codegen, block: A.Block, stmts: list[Any], waiting:
         writer.spans.append(stmt.span)
         if waiting[i] is not None:
             put(3, f"frame[1] = {i + 1!r}")
-            put(3, f"{writer.w.name_of(waiting[i])}(s, e)")
+            writer.enter(stmt, waiting[i], 3)
             put(3, "return")
             continue
         writer.stmt(stmt, 3, own_handler=False)
@@ -183,6 +184,31 @@ class _Statements:
         where = f"frame, {resume!r}" if resume is not None else "None, 0"
         self.put(indent, "if s.dirty and s.in_play:")
         self.put(indent + 1, f"{self.w.name_of(self.L.end_hit)}(s, {where})")
+
+    def enter(self, stmt: Any, entry: Any, indent: int) -> None:
+        """A statement that can wait, from a block's step: an `if` tests its condition in line
+        and enters its branch (an empty one: nothing), a call of a procedure builds the env of
+        its parameters in line; any other calls its entry (``flow.compile_waiting``)."""
+        w = self.w
+        branches = getattr(entry, "branches", None)
+        if isinstance(stmt, A.If) and branches is not None:
+            self.put(indent, f"if {self.value(stmt.cond)}:")
+            for k, code in enumerate(branches):
+                if k:
+                    self.put(indent, "else:")
+                if code.stmts or code.hands_back:
+                    frame = f"[{code.index!r}, 0, dict(e)]"
+                    self.put(indent + 1, f"{w.name_of(enter_block)}(s, {w.name_of(code)}, {frame})")
+                else:
+                    self.put(indent + 1, "pass")
+            return
+        procedure = getattr(entry, "entry", None)
+        if isinstance(stmt, A.CallProc) and procedure is not None:
+            params = self.L.procs[stmt.target.id].params
+            env = ", ".join(f"{w.name_of(p)}: {self.value(a)}" for p, a in zip(params, stmt.args))
+            self.put(indent, f"{w.name_of(procedure)}(s, {{{env}}})")
+            return
+        self.put(indent, f"{w.name_of(entry)}(s, e)")
 
     # ------------------------------------------------------------------ values
     def value(self, node: Any) -> str:

@@ -43,13 +43,12 @@ from .effects import (
 )
 from .errors import BudgetError, RuleError
 from .expressions import compile_expr, compile_list, env_of_args, text_of_type, type_of
+from .frames import MAX_FRAMES, ProcedureEntry, enter_block, enter_call
 from .state import CHANCE, Pending, State, move_card
 
 __all__ = ["run", "resolve", "compile_flow", "fill_block", "waits", "BlockCode", "MAX_FRAMES"]
 
-MAX_FRAMES = 10_000  # frames on the stack at once
 NEVER = 1 << 62  # a statement index no block reaches
-DIRECT_DEPTH = 64  # frames on the stack up to which an entered block is stepped at once (enter_block)
 
 
 # ====================================================================== the loop
@@ -99,24 +98,6 @@ def _run(s: State) -> None:
         s.ops -= 1
         if s.ops < 0:
             overrun(s, code.span)
-
-
-def enter_block(s: State, code: Code, frame: list) -> None:
-    """Push the frame of a block just entered (a turn, an `if`'s branch, a procedure's body) and
-    run its first statements now rather than on the loop's next trip. Each such step nests a
-    Python call, so only while the stack is shallow; deeper, the loop steps it."""
-    stack = s.stack
-    stack.append(frame)
-    if len(stack) <= DIRECT_DEPTH:
-        code.step(s, frame)
-
-
-def _enter_call(s: State, code: Code, env: dict, span: Any) -> None:
-    """Enter a procedure's body: the only way the stack of frames grows without bound."""
-    if len(s.stack) >= MAX_FRAMES:
-        raise BudgetError(f"the rules nest more than {MAX_FRAMES:,} blocks deep (a procedure calling itself "
-                          "without end?)", span)
-    enter_block(s, code, [code.index, 0, env])
 
 
 def resolve(s: State, pending: Pending, index: int) -> None:
@@ -230,9 +211,10 @@ class BlockCode(Code):
 
 
 class ForCode(Code):
-    __slots__ = ("envs", "body")
+    __slots__ = ("envs", "body", "body_code")
     envs: Callable[[State, dict], list[dict]]
     body: int
+    body_code: Code
 
     def enter(self, s: State, env: dict) -> None:
         s.stack.append([self.index, self.envs(s, env), 0, env])
@@ -244,12 +226,13 @@ class ForCode(Code):
             s.stack.pop()
             return
         frame[2] = i + 1
-        s.stack.append([self.body, 0, dict(envs[i])])
+        enter_block(s, self.body_code, [self.body, 0, dict(envs[i])])
 
 
 class RepeatCode(Code):
-    __slots__ = ("body", "until", "limit", "span")
+    __slots__ = ("body", "body_code", "until", "limit", "span")
     body: int
+    body_code: Code
     until: Callable[[State, dict], Any]
     limit: int
     span: Any
@@ -268,12 +251,13 @@ class RepeatCode(Code):
         if count >= self.limit:
             raise RuleError(f"`repeat` ran {self.limit} times without its `until` becoming true", self.span)
         frame[1] = count + 1
-        s.stack.append([self.body, 0, dict(frame[2])])
+        enter_block(s, self.body_code, [self.body, 0, dict(frame[2])])
 
 
 class WhileCode(Code):
-    __slots__ = ("body", "cond", "limit", "span")
+    __slots__ = ("body", "body_code", "cond", "limit", "span")
     body: int
+    body_code: Code
     cond: Callable[[State, dict], Any]
     limit: int
     span: Any
@@ -288,7 +272,7 @@ class WhileCode(Code):
         if frame[1] >= self.limit:
             raise RuleError(f"`while` ran {self.limit} times and its condition still holds", self.span)
         frame[1] += 1
-        s.stack.append([self.body, 0, dict(frame[2])])
+        enter_block(s, self.body_code, [self.body, 0, dict(frame[2])])
 
 
 class Alt:
@@ -936,11 +920,14 @@ def compile_waiting(node: Any, L: Any) -> tuple[Callable[[State, dict], None], C
             code = then_code if cond(s, env) else else_code
             enter_block(s, code, [code.index, 0, dict(env)])
 
+        # a generated block tests the condition in line and enters the branch itself
+        setattr(enter_if, "branches", (then_code, else_code))  # noqa: B010
         return enter_if, None
     if kind == "For":
         code = ForCode()
         code.envs = bindings_iterator(node.bindings, L)
         code.body = compile_block_code(node.body, L)
+        code.body_code = L.codes[code.body]
         return L.add_code(code, entered=True), code
     if kind == "Repeat":
         repeat = RepeatCode()
@@ -948,6 +935,7 @@ def compile_waiting(node: Any, L: Any) -> tuple[Callable[[State, dict], None], C
         repeat.limit = node.max or L.loop_limit
         repeat.span = node.span
         repeat.body = compile_block_code(node.body, L, hands_back=binds_names(node.body))
+        repeat.body_code = L.codes[repeat.body]
         return L.add_code(repeat, entered=True), repeat
     if kind == "While":
         loop = WhileCode()
@@ -955,6 +943,7 @@ def compile_waiting(node: Any, L: Any) -> tuple[Callable[[State, dict], None], C
         loop.limit = node.max or L.loop_limit
         loop.span = node.span
         loop.body = compile_block_code(node.body, L)
+        loop.body_code = L.codes[loop.body]
         return L.add_code(loop, entered=True), loop
     if kind == "CallProc":
         return compile_waiting_call(node, L), None
@@ -970,15 +959,13 @@ def compile_waiting_call(node: A.CallProc, L: Any) -> Callable[[State, dict], No
     if L.info.ref(target).kind == "proc":
         name = target.id
         params = L.procs[name].params
-        span = node.span
-        body: list[Code] = []  # the procedure's code, found at the first call (it may call itself)
+        entry = ProcedureEntry(lambda: L.codes[L.proc_code(name)], node.span)
         bound = env_of_args(params, args)
 
         def call(s: State, env: dict) -> None:
-            if not body:
-                body.append(L.codes[L.proc_code(name)])
-            _enter_call(s, body[0], bound(s, env), span)
+            entry(s, bound(s, env))
 
+        setattr(call, "entry", entry)  # noqa: B010 - a generated block builds the env in line
         return call
     which = compile_expr(target, L)
 
@@ -987,7 +974,7 @@ def compile_waiting_call(node: A.CallProc, L: Any) -> Callable[[State, dict], No
         proc = L.procs.get(name)
         if proc is None:
             raise RuleError(f"'{name}' is not a procedure", node.span)
-        _enter_call(s, L.codes[L.proc_code(name)], {p: a(s, env) for p, a in zip(proc.params, args)}, node.span)
+        enter_call(s, L.codes[L.proc_code(name)], {p: a(s, env) for p, a in zip(proc.params, args)}, node.span)
 
     return call_dynamic
 

@@ -76,8 +76,7 @@ class Link:
         self.codes: list[Any] = []
         self._compile_defines()
         self.end_watch = Watch(reads(self.model.round.end_when, self), self)
-        self.end_check = self._end_check()
-        self.end_hit = _end_hit(self.end_check) if self.end_check is not None else None
+        self.end_check, self.end_hit = self._end_check()
         self.actions = ActionTable.build(self)
         self.max_chance_outcomes = max(2, self.cards.kinds, num_players, self.board.size if self.board else 0,
                                        len(self.piece_owner))
@@ -285,25 +284,28 @@ class Link:
             else:
                 self.proc_closure(proc.name)
 
-    def _end_check(self) -> Callable[[State], bool] | None:
-        """The round's `end_when`. Callers evaluate it only when the state is ``dirty`` (a part it
-        reads changed); when what it reads cannot be told, it keeps the state dirty itself."""
+    def _end_check(self) -> tuple[Callable[[State], bool] | None, Callable[[State, Any, int], None] | None]:
+        """The round's `end_when`, and what generated code runs for it (``_end_hit``). Callers
+        evaluate it only when the state is ``dirty`` (a part it reads changed); when what it
+        reads cannot be told, it keeps the state dirty itself."""
         conds = [compile_expr(c, self) for c in self.model.round.end_when]
         if not conds:
-            return None
+            return None, None
         if len(conds) == 1:
             only = conds[0]
             check = lambda s: bool(only(s, {}))
         else:
             check = lambda s: any(c(s, {}) for c in conds)
-        if not self.end_watch.everything:
-            return check
+        everything = self.end_watch.everything
+        hit = _end_hit(conds, everything)
+        if not everything:
+            return check, hit
 
         def always(s: State) -> bool:
             s.dirty = True
             return check(s)
 
-        return always
+        return always, hit
 
     def chance_outcomes_fn(self, node: A.Call) -> Callable[[State, dict], tuple[dict, dict]]:
         if node.func == "chance":
@@ -621,18 +623,32 @@ def _bind_empty(fn: Callable[[State, dict], Any]) -> Callable[[State], Any]:
     return lambda s: fn(s, {})
 
 
-def _end_hit(check: Callable[[State], bool]) -> Callable[[State, Any, int], None]:
+def _end_hit(conds: list[Callable[[State, dict], Any]], everything: bool) -> Callable[[State, Any, int], None]:
     """What generated code runs when the state is dirty in play after a statement: evaluate the
     round's end conditions and, when one holds, end the round (resuming, in a block that can
-    wait, at ``resume``)."""
-    def hit(s: State, frame: Any, resume: int) -> None:
-        s.dirty = False
-        if check(s):
-            if frame is not None:
-                frame[1] = resume
-            raise EndSignal("round")
+    wait, at ``resume``). It runs after most statements that move cards, so the conditions are
+    called directly (no wrapper between them and the generated code)."""
+    if len(conds) == 1:
+        only = conds[0]
 
-    return hit
+        def hit(s: State, frame: Any, resume: int) -> None:
+            s.dirty = everything
+            if only(s, {}):
+                if frame is not None:
+                    frame[1] = resume
+                raise EndSignal("round")
+
+        return hit
+
+    def hit_any(s: State, frame: Any, resume: int) -> None:
+        s.dirty = everything
+        for cond in conds:
+            if cond(s, {}):
+                if frame is not None:
+                    frame[1] = resume
+                raise EndSignal("round")
+
+    return hit_any
 
 
 def _recursion_guard(name: str, L: Link) -> Callable[[State, dict], None]:
