@@ -24,10 +24,11 @@ from typing import Any
 from rulespec import ast as A
 from rulespec import types as T
 
-from .budget import log_event
+from .budget import SMALL, log_event, spend
 from .codegen import Codegen, _Writer
 from .effects import (
     PYTHON_ERRORS,
+    TOP,
     EndSignal,
     LateProcedure,
     bindings_iterator,
@@ -42,13 +43,12 @@ from .effects import (
 from .errors import RuleError
 from .expressions import compile_expr, compile_list, is_const, json_converter, same_value, type_of
 from .frames import enter_block
-from .state import move_card, move_piece
+from .state import move_card, move_piece, take_card
 
 __all__ = ["generate_block", "generate_block_step", "hand_back", "has_own_errors", "CLOSURE_STATEMENTS"]
 
 # statement classes with no form in line: a generated block calls their closure (``effects``)
 CLOSURE_STATEMENTS = {
-    "Draw": "takes cards from a zone whose order may be unknown (the generator of the state)",
     "Deal": "deals round the table from a zone whose order may be unknown",
     "Shuffle": "marks a zone unordered (and the end conditions, if they read it)",
     "Flip": "a card or a list of cards: rare, and one call",
@@ -357,9 +357,67 @@ class _Statements:
             self.put(indent, "s.dirty = True")
         return True
 
+    def face(self, stmt: A.Move | A.Draw, zone: str) -> str:
+        """The facing of cards a statement moves to ``zone`` (the code of a zone index)."""
+        if stmt.face is not None:
+            return repr(1 if stmt.face == "up" else 0)
+        return f"{self.w.name_of(self.L.zone_face)}[{zone}]"
+
+    def s_Draw(self, stmt: A.Draw, indent: int) -> bool:
+        """As ``effects.s_Draw``: the count paid for, the source and destination found, then a
+        card at a time from the top while the source has one (an empty source takes none)."""
+        w = self.w
+        n, src, z, f, c, i = (w.temp() for _ in range(6))
+        if stmt.count is None:
+            n = "1"
+        else:
+            self.put(indent, f"{n} = {self.value(stmt.count)}")
+            self.put(indent, f"if {n} > {SMALL!r}:")
+            self.put(indent + 1, f"{w.name_of(spend)}(s, {n}, {w.name_of(stmt.span)})")
+        self.put(indent, f"{src} = {self.value(stmt.source)}")
+        self.put(indent, f"{z} = {self.value(stmt.dest)}")
+        self.put(indent, f"{f} = {self.face(stmt, z)}")
+        if n == "1":
+            self.put(indent, f"{c} = {w.name_of(take_card)}(s, {src}, {TOP!r})")
+            self.put(indent, f"if {c} is not None:")
+            self.put(indent + 1, f"_mvc(s, {c}, {z}, {f}, False)")
+            return True
+        self.put(indent, f"for {i} in range({n}):")
+        self.put(indent + 1, f"{c} = {w.name_of(take_card)}(s, {src}, {TOP!r})")
+        self.put(indent + 1, f"if {c} is None:")
+        self.put(indent + 2, "continue")  # as the closure's `return`: the source stays empty
+        self.put(indent + 1, f"_mvc(s, {c}, {z}, {f}, False)")
+        return True
+
+    def move_all(self, stmt: A.Move, what_type: str, indent: int) -> None:
+        """As ``effects.s_Move``'s ``move_all``: the cards listed first, paid for when many, then
+        moved one by one; a shuffled zone moved whole into an empty one stays shuffled."""
+        w, L = self.w, self.L
+        z, f, src, keep, moved, c = (w.temp() for _ in range(6))
+        self.put(indent, f"{z} = {self.value(stmt.dest)}")
+        self.put(indent, f"{f} = {self.face(stmt, z)}")
+        if what_type == T.ZONE:
+            self.put(indent, f"{src} = {self.value(stmt.what)}")
+            self.put(indent, f"{keep} = s.shuffled[{src}] and not s.zones[{z}]")
+            self.put(indent, f"{moved} = list(s.zones[{src}])")
+        else:
+            listed = w.call(compile_list(stmt.what, L)) if has_own_errors(stmt.what, L) else w.expr(stmt.what)
+            self.put(indent, f"{moved} = list({listed})")
+        self.put(indent, f"if len({moved}) > {SMALL!r}:")
+        self.put(indent + 1, f"{w.name_of(spend)}(s, len({moved}), {w.name_of(stmt.span)})")
+        self.put(indent, f"for {c} in {moved}:")
+        self.put(indent + 1, f"_mvc(s, {c}, {z}, {f}, {stmt.bottom!r})")
+        if what_type == T.ZONE:
+            self.put(indent, f"if {keep} and len(s.zones[{z}]) > 1:")
+            self.put(indent + 1, f"s.shuffled[{z}] = True")
+
     def s_Move(self, stmt: A.Move, indent: int) -> bool:
         L = self.L
         what_type = type_of(stmt.what, L)
+        if stmt.selector in ("one", "all") and not (stmt.selector == "one" and what_type == T.PIECE) and (
+                stmt.selector == "all" or T.is_list(what_type) or what_type == T.ZONE):
+            self.move_all(stmt, what_type, indent)
+            return True
         if stmt.selector != "one" or what_type not in (T.PIECE, T.CARD):
             return False
         if what_type == T.PIECE:
@@ -382,8 +440,7 @@ class _Statements:
         self.put(indent, f"{c} = {self.value(stmt.what)}")
         self.put(indent, f"if {c} is not None:")
         self.put(indent + 1, f"{z} = {self.value(stmt.dest)}")
-        face = repr(1 if stmt.face == "up" else 0) if stmt.face is not None else f"{self.w.name_of(L.zone_face)}[{z}]"
-        self.put(indent + 1, f"_mvc(s, {c}, {z}, {face}, {stmt.bottom!r})")
+        self.put(indent + 1, f"_mvc(s, {c}, {z}, {self.face(stmt, z)}, {stmt.bottom!r})")
         return True
 
     def s_Remove(self, stmt: A.Remove, indent: int) -> bool:
