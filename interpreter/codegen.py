@@ -42,8 +42,10 @@ from .expressions import (
     const_value,
     distinct_values,
     is_const,
+    json_converter,
     list_difference,
     local_name,
+    same_value,
     type_of,
 )
 from .pycode import Unit, load_unit
@@ -147,12 +149,18 @@ class Codegen:
         fn = self._generated.get(id(node))
         if fn is None:  # once per node: a condition is compiled where it is tested and where it runs
             ref = self.reference(node)
-            if is_const(ref) or local_name(ref) is not None or _size(node) < _MIN_NODES:
+            if is_const(ref) or local_name(ref) is not None or (_size(node) < _MIN_NODES
+                                                                and not self._calls_define(node)):
                 fn = ref
             else:
                 fn = self._unit_for(node, ref)
             self._generated[id(node)] = fn
         return fn
+
+    def _calls_define(self, node: Any) -> bool:
+        """Does ``node`` call a define? Its closure would run the define's body as closures too,
+        so even a small call (`has_session(p)`) is worth a unit."""
+        return any(isinstance(n, A.Call) and self.L.info.ref(n).kind == "define" for n in A.walk(node))
 
     @property
     def generating(self) -> bool:
@@ -672,6 +680,14 @@ class _Writer:
             return f"_rg(s, {a}, {b}, {self.name_of(L.limits.max_list)}, {self.name_of(node.span)})"
         if func == "abs":
             return f"abs({self.expr(args[0])})"
+        if func == "dict":  # a record: each field's value as its JSON, as builtins.b_dict
+            fields = []
+            for key, value in node.kwargs:
+                convert = json_converter(type_of(value, L), L)
+                code = self.expr(value)
+                fields.append(f"{self.name_of(key)}: " + (code if convert is same_value else
+                                                         f"{self.name_of(convert)}(s, {code})"))
+            return "{" + ", ".join(fields) + "}"
         if func in ("max", "min") and len(args) == 2:
             return f"{func}({self.expr(args[0])}, {self.expr(args[1])})"
         return None

@@ -214,9 +214,24 @@ class _Statements:
     def value(self, node: Any) -> str:
         """An expression's value: in line, or through its unit when its closure has error
         messages of its own (so a failure reads as in the closure engine)."""
+        if isinstance(node, A.Call) and self.L.info.ref(node).kind == "family" \
+                and not has_own_errors(node.args[0], self.L):
+            return self.family_zone(node)
         if has_own_errors(node, self.L):
             return self.w.call(compile_expr(node, self.L))
         return self.w.expr(node)
+
+    def family_zone(self, node: A.Call) -> str:
+        """A zone of a family (`hand(p)`) in line, with the error of its closure
+        (``expressions``' zone of a missing player) when the player is none."""
+        w = self.w
+        player = w.expr(node.args[0])
+        if player.isdigit() or player == "s.current":  # never none
+            return f"({self.L.zone_base[node.func]!r} + {player})"
+        first, x = w.held(player)
+        message = w.name_of(f"{node.func}(...) of a missing value (none)")
+        return (f"({self.L.zone_base[node.func]!r} + {x} if {first} is not None "
+                f"else _fail({message}, {w.name_of(node.span)}))")
 
     def closure(self, stmt: Any, indent: int) -> None:
         """Call the statement's closure (with the loop variables bound in line added to its env)."""
