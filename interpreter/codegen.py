@@ -35,6 +35,7 @@ from rulespec import types as T
 from .budget import _BIG_INT as _BIG
 from .budget import SMALL, check_grown, overrun
 from .builtins import slides_any, slides_of, slides_rays, unknown_order, whole_numbers, zone_end
+from .errors import RuleError
 from .expressions import (
     Fn,
     closure_of,
@@ -73,6 +74,10 @@ _FOLDED = {"+": operator.add, "-": operator.sub, "*": operator.mul}  # what the 
 _VERSIONS = 8  # versions of one define for the numbers its calls pass (Codegen.version)
 # code that names a value (a Python local, a state field, a local of the rules, a number): it may be repeated
 _SIMPLE = re.compile(r"(-?[0-9]+|None|True|False|_[a-z]+[0-9]*|s\.[a-z_]+|e\[_k[0-9]+\])\Z")
+
+
+def _fail(message: str, span: Any) -> None:
+    raise RuleError(message, span)
 
 
 def _charge(s: Any, xs: Any, span: Any) -> Any:
@@ -139,6 +144,7 @@ class Codegen:
             "_cg": check_grown, "_ov": overrun, "_rg": whole_numbers,
             "_ld": list_difference, "_mx": _extreme(max), "_mn": _extreme(min),
             "_ax": _arg(max), "_an": _arg(min), "_dv": distinct_values, "_lim": L.limits, "_errs": _ERRORS,
+            "_fail": _fail,
         }
 
     # ------------------------------------------------------------------ entry points
@@ -195,6 +201,7 @@ class Codegen:
     # ------------------------------------------------------------------ units
     def _unit_for(self, node: Any, ref: Fn) -> Fn:
         writer = _Writer(self, env=True)
+        writer.answered = self.mode != "strict"
         body = writer.expr(node)
         if writer.fell_back(body):
             return ref  # nothing was generated: the closure is as fast
@@ -305,6 +312,9 @@ class _Writer:
         self.gen = gen
         self.L = gen.L
         self.env = env  # the unit has the caller's environment ``e``
+        # the unit's Python errors are answered by its reference closure (which words them), so
+        # its code need not test for them itself
+        self.answered = False
         self.names: dict[str, Any] = {}
         self._ids: dict[int, str] = {}
         self.scope: dict[str, str] = {}  # a rule's local -> the Python local holding it
@@ -596,10 +606,21 @@ class _Writer:
         L = self.L
         ref = L.info.ref(node)
         if ref.kind == "family":
-            return f"({L.zone_base[node.func]!r} + {self.expr(node.args[0])})"
+            return self.family_zone(node)
         if ref.kind == "define":
             return self.define_call(node, node.func, node.args)
         return self.builtin(node)
+
+    def family_zone(self, node: A.Call) -> str:
+        """A zone of a family (`hand(p)`), with the error of its closure
+        (``expressions._family``) when the player is none."""
+        base = self.L.zone_base[node.func]
+        player = self.expr(node.args[0])
+        if self.answered or player.isdigit() or player == "s.current":  # never none (or answered)
+            return f"({base!r} + {player})"
+        first, x = self.held(player)
+        message = self.name_of(f"{node.func}(...) of a missing value (none)")
+        return f"({base!r} + {x} if {first} is not None else _fail({message}, {self.name_of(node.span)}))"
 
     def define_call(self, node: Any, name: str, args: tuple[Any, ...]) -> str:
         codes = [self.expr(a) for a in args]

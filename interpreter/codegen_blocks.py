@@ -25,7 +25,7 @@ from rulespec import ast as A
 from rulespec import types as T
 
 from .budget import SMALL, log_event, spend
-from .codegen import Codegen, _Writer
+from .codegen import Codegen, _fail, _Writer
 from .effects import (
     PYTHON_ERRORS,
     TOP,
@@ -72,10 +72,6 @@ def hand_back(s: Any) -> None:
     """The body of a `repeat` has run to its end: its env goes to the repeat's frame."""
     frame = s.stack.pop()
     s.stack[-1].append(frame[2])
-
-
-def _fail(message: str, span: Any) -> None:
-    raise RuleError(message, span)
 
 
 def _move_piece_checked(s: Any, x: Any, c: Any, span: Any) -> None:
@@ -214,24 +210,9 @@ class _Statements:
     def value(self, node: Any) -> str:
         """An expression's value: in line, or through its unit when its closure has error
         messages of its own (so a failure reads as in the closure engine)."""
-        if isinstance(node, A.Call) and self.L.info.ref(node).kind == "family" \
-                and not has_own_errors(node.args[0], self.L):
-            return self.family_zone(node)
         if has_own_errors(node, self.L):
             return self.w.call(compile_expr(node, self.L))
         return self.w.expr(node)
-
-    def family_zone(self, node: A.Call) -> str:
-        """A zone of a family (`hand(p)`) in line, with the error of its closure
-        (``expressions``' zone of a missing player) when the player is none."""
-        w = self.w
-        player = w.expr(node.args[0])
-        if player.isdigit() or player == "s.current":  # never none
-            return f"({self.L.zone_base[node.func]!r} + {player})"
-        first, x = w.held(player)
-        message = w.name_of(f"{node.func}(...) of a missing value (none)")
-        return (f"({self.L.zone_base[node.func]!r} + {x} if {first} is not None "
-                f"else _fail({message}, {w.name_of(node.span)}))")
 
     def closure(self, stmt: Any, indent: int) -> None:
         """Call the statement's closure (with the loop variables bound in line added to its env)."""
@@ -519,7 +500,7 @@ def has_own_errors(node: Any, L: Any) -> bool:
     for n in A.walk(node):
         if isinstance(n, A.BinOp) and n.op in _ARITHMETIC:
             return True
-        if isinstance(n, (A.Call, A.Name)) and L.info.ref(n).kind in ("family", "define"):
+        if isinstance(n, (A.Call, A.Name)) and L.info.ref(n).kind == "define":
             return True
         if isinstance(n, A.Index) and L.info.ref(n).kind != "table":
             return True

@@ -16,8 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from .budget import SMALL
-from .codegen import Codegen, _Writer
-from .codegen_blocks import _fail, has_own_errors
+from .codegen import Codegen, _fail, _Writer
+from .codegen_blocks import has_own_errors
 from .errors import RuleError
 from .state import Pending
 
@@ -136,6 +136,7 @@ def generate_choice(gen: Codegen, code: Any, push: Any) -> tuple[Any, Any] | Non
 
 def _choice_enter(gen: Codegen, code: Any, push: Any) -> Any:
     w = _Writer(gen, env=True)
+    w.answered = True  # a Python error collecting the options: the reference collects them
     lines = ["def _e(s, e):"]
     if code.by is None:
         lines.append("    _p = s.current")

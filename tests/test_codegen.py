@@ -24,6 +24,7 @@ import pytest
 import interpreter
 from interpreter import codegen
 from interpreter.cli import main
+from interpreter.errors import RuleError
 from interpreter.pycode import CodegenError, load_unit, verify
 from tests.conftest import GAMES
 from tests.support import play_random
@@ -722,3 +723,47 @@ def test_events_written_in_line_are_made_and_paid_for_as_by_the_closures(max_log
         assert outcomes[0][1] is not None and "event log is full" in outcomes[0][1]
     else:
         assert outcomes[0][1] is None and len(outcomes[0][0]) == 6
+
+
+_ZONE_OF_NONE = """\
+rulespec: 1
+game: {name: T, players: 2}
+cards:
+  list: [{name: A}, {name: B}]
+zones:
+  deck: {visibility: hidden}
+  hand: {per: player, visibility: owner}
+variables:
+  leader: {type: player, initial: none}
+round:
+  setup: [move all cards to deck]
+  first: player(0)
+  turn:
+    - choose:
+        action: go
+        label: go
+        do:
+%s
+          - end game
+match: {}
+"""
+
+
+@pytest.mark.parametrize("rule", [
+    "          - {if: 'count(hand(leader)) > 0', then: [end game]}",
+    "          - move all hand(leader) to deck",
+    "          - {if: 'count(hand(current)) + count(hand(leader)) > 0', then: [end game]}",
+])
+def test_a_zone_of_a_missing_player_fails_alike_in_both_engines(rule, monkeypatch):
+    """`hand(leader)` with no leader, written in line in a block (no closure to word its error):
+    the same message at the same position as the closure engine gives, and no Python words."""
+    failures = []
+    for mode in ("off", "strict", "on"):
+        monkeypatch.setattr(codegen, "MODE", mode)
+        game = interpreter.game_from_text(_ZONE_OF_NONE % rule)
+        state = game.new_initial_state(0)
+        with pytest.raises(RuleError) as caught:
+            state.apply_action(state.legal_actions()[0])
+        failures.append(str(caught.value))
+    assert failures[0] == failures[1] == failures[2]
+    assert "hand(...) of a missing value (none)" in failures[0] and "NoneType" not in failures[0]
