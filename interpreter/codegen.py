@@ -165,7 +165,7 @@ class Codegen:
 
     def _calls_define(self, node: Any) -> bool:
         """Does ``node`` call a define? Its closure would run the define's body as closures too,
-        so even a small call (`has_session(p)`) is worth a unit."""
+        so even a small call (`f(p)` of a define `f`) is worth a unit."""
         return any(isinstance(n, A.Call) and self.L.info.ref(n).kind == "define" for n in A.walk(node))
 
     @property

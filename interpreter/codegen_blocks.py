@@ -43,7 +43,7 @@ from .effects import (
 from .errors import RuleError
 from .expressions import compile_expr, compile_list, is_const, json_converter, same_value, type_of
 from .frames import enter_block
-from .state import move_card, move_piece, take_card
+from .state import move_card, move_cards, move_piece, take_card
 
 __all__ = ["generate_block", "generate_block_step", "hand_back", "has_own_errors", "CLOSURE_STATEMENTS"]
 
@@ -177,9 +177,23 @@ class _Statements:
         """The round's end conditions, after a statement (when something they read changed)."""
         if self.check is None:
             return
-        where = f"frame, {resume!r}" if resume is not None else "None, 0"
+        # each condition's code in line, or its unit's call when its closure words errors of its
+        # own (end conditions name no local, so the block's env serves)
         self.put(indent, "if s.dirty and s.in_play:")
-        self.put(indent + 1, f"{self.w.name_of(self.L.end_hit)}(s, {where})")
+        self.put(indent + 1, f"s.dirty = {self.L.end_watch.everything!r}")
+        tests = [self.truth(cond) for cond in self.L.model.round.end_when]
+        self.put(indent + 1, f"if {' or '.join(tests)}:")
+        if resume is not None:
+            self.put(indent + 2, f"frame[1] = {resume!r}")
+        self.put(indent + 2, f"raise _sig({self.w.name_of('round')})")
+
+    def truth(self, node: Any) -> str:
+        """A condition tested for its truth only: `and` and `or` in Python's, so that a side
+        that is simple stays in line when the other calls its unit."""
+        if isinstance(node, A.BinOp) and node.op in ("and", "or") and has_own_errors(node, self.L) and (
+                not has_own_errors(node.left, self.L) or not has_own_errors(node.right, self.L)):
+            return f"({self.truth(node.left)} {node.op} {self.truth(node.right)})"
+        return f"({self.value(node)})"
 
     def enter(self, stmt: Any, entry: Any, indent: int) -> None:
         """A statement that can wait, from a block's step: an `if` tests its condition in line
@@ -188,7 +202,7 @@ class _Statements:
         w = self.w
         branches = getattr(entry, "branches", None)
         if isinstance(stmt, A.If) and branches is not None:
-            self.put(indent, f"if {self.value(stmt.cond)}:")
+            self.put(indent, f"if {self.truth(stmt.cond)}:")
             for k, code in enumerate(branches):
                 if k:
                     self.put(indent, "else:")
@@ -255,7 +269,7 @@ class _Statements:
         branches = [splice_constant_ifs(b.stmts, self.L) for b in (stmt.then, stmt.orelse)]
         if is_const(cond) or any(isinstance(x, A.Let) for b in branches for x in b):
             return False  # a branch with a scope of its own: its closure copies the env
-        self.put(indent, f"if {self.value(stmt.cond)}:")
+        self.put(indent, f"if {self.truth(stmt.cond)}:")
         self.branch(branches[0], indent + 1)
         if branches[1]:
             self.put(indent, "else:")
@@ -389,7 +403,7 @@ class _Statements:
         """As ``effects.s_Move``'s ``move_all``: the cards listed first, paid for when many, then
         moved one by one; a shuffled zone moved whole into an empty one stays shuffled."""
         w, L = self.w, self.L
-        z, f, src, keep, moved, c = (w.temp() for _ in range(6))
+        z, f, src, keep, moved = (w.temp() for _ in range(5))
         self.put(indent, f"{z} = {self.value(stmt.dest)}")
         self.put(indent, f"{f} = {self.face(stmt, z)}")
         if what_type == T.ZONE:
@@ -401,8 +415,7 @@ class _Statements:
             self.put(indent, f"{moved} = list({listed})")
         self.put(indent, f"if len({moved}) > {SMALL!r}:")
         self.put(indent + 1, f"{w.name_of(spend)}(s, len({moved}), {w.name_of(stmt.span)})")
-        self.put(indent, f"for {c} in {moved}:")
-        self.put(indent + 1, f"_mvc(s, {c}, {z}, {f}, {stmt.bottom!r})")
+        self.put(indent, f"{w.name_of(move_cards)}(s, {moved}, {z}, {f}, {stmt.bottom!r})")
         if what_type == T.ZONE:
             self.put(indent, f"if {keep} and len(s.zones[{z}]) > 1:")
             self.put(indent + 1, f"s.shuffled[{z}] = True")

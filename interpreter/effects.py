@@ -30,7 +30,7 @@ from .expressions import (
     local_name,
     type_of,
 )
-from .state import move_card, move_piece, take_card
+from .state import move_card, move_cards, move_piece, take_card
 
 __all__ = ["EndSignal", "compile_simple", "compile_block_closure", "Stmt", "TOP", "BOTTOM", "RANDOM", "EventSize",
            "event_size", "check_stored"]
@@ -227,8 +227,7 @@ def s_Move(node: A.Move, L: Any) -> Stmt:
             moved = list(cards(s, e))
             if len(moved) > SMALL:
                 spend(s, len(moved), span)
-            for c in moved:
-                move_card(s, c, z, f, bottom)
+            move_cards(s, moved, z, f, bottom)
             if keeps_shuffle and len(s.zones[z]) > 1:
                 s.shuffled[z] = True
 

@@ -27,7 +27,7 @@ from .builtins import compile_builtin
 from .cards import build_card_table
 from .codegen import Codegen
 from .codegen_blocks import generate_block
-from .effects import EndSignal, compile_block_closure
+from .effects import compile_block_closure
 from .errors import RuleError
 from .expressions import compile_expr, compile_list, json_converter, type_of
 from .flow import BlockCode, compile_flow, fill_block
@@ -76,7 +76,7 @@ class Link:
         self.codes: list[Any] = []
         self._compile_defines()
         self.end_watch = Watch(reads(self.model.round.end_when, self), self)
-        self.end_check, self.end_hit = self._end_check()
+        self.end_check = self._end_check()
         self.actions = ActionTable.build(self)
         self.max_chance_outcomes = max(2, self.cards.kinds, num_players, self.board.size if self.board else 0,
                                        len(self.piece_owner))
@@ -284,28 +284,26 @@ class Link:
             else:
                 self.proc_closure(proc.name)
 
-    def _end_check(self) -> tuple[Callable[[State], bool] | None, Callable[[State, Any, int], None] | None]:
-        """The round's `end_when`, and what generated code runs for it (``_end_hit``). Callers
+    def _end_check(self) -> Callable[[State], bool] | None:
+        """The round's `end_when` (generated blocks write it in line, ``codegen_blocks``). Callers
         evaluate it only when the state is ``dirty`` (a part it reads changed); when what it
         reads cannot be told, it keeps the state dirty itself."""
         conds = [compile_expr(c, self) for c in self.model.round.end_when]
         if not conds:
-            return None, None
+            return None
         if len(conds) == 1:
             only = conds[0]
             check = lambda s: bool(only(s, {}))
         else:
             check = lambda s: any(c(s, {}) for c in conds)
-        everything = self.end_watch.everything
-        hit = _end_hit(conds, everything)
-        if not everything:
-            return check, hit
+        if not self.end_watch.everything:
+            return check
 
         def always(s: State) -> bool:
             s.dirty = True
             return check(s)
 
-        return always, hit
+        return always
 
     def chance_outcomes_fn(self, node: A.Call) -> Callable[[State, dict], tuple[dict, dict]]:
         if node.func == "chance":
@@ -621,34 +619,6 @@ def _fresh_list(items: Callable[[State, dict], Any]) -> Callable[[State, dict], 
 
 def _bind_empty(fn: Callable[[State, dict], Any]) -> Callable[[State], Any]:
     return lambda s: fn(s, {})
-
-
-def _end_hit(conds: list[Callable[[State, dict], Any]], everything: bool) -> Callable[[State, Any, int], None]:
-    """What generated code runs when the state is dirty in play after a statement: evaluate the
-    round's end conditions and, when one holds, end the round (resuming, in a block that can
-    wait, at ``resume``). It runs after most statements that move cards, so the conditions are
-    called directly (no wrapper between them and the generated code)."""
-    if len(conds) == 1:
-        only = conds[0]
-
-        def hit(s: State, frame: Any, resume: int) -> None:
-            s.dirty = everything
-            if only(s, {}):
-                if frame is not None:
-                    frame[1] = resume
-                raise EndSignal("round")
-
-        return hit
-
-    def hit_any(s: State, frame: Any, resume: int) -> None:
-        s.dirty = everything
-        for cond in conds:
-            if cond(s, {}):
-                if frame is not None:
-                    frame[1] = resume
-                raise EndSignal("round")
-
-    return hit_any
 
 
 def _recursion_guard(name: str, L: Link) -> Callable[[State, dict], None]:

@@ -396,6 +396,39 @@ def move_card(s: State, card: int, dst: int, face: int, bottom: bool = False) ->
         s.dirty = True
 
 
+def move_cards(s: State, cards: list, dst: int, face: int, bottom: bool = False) -> None:
+    """``move_card`` for each of ``cards`` in turn (the same zones, faces and order; a bad card
+    fails where ``move_card`` would, the cards before it moved), in one call."""
+    zones = s.zones
+    loc = s.loc
+    faces = s.face
+    watched = s.game.watched_zones
+    target = zones[dst]
+    dirty = False
+    for card in cards:
+        src = loc[card]
+        if src >= 0:
+            held = zones[src]
+            if held and held[-1] == card:
+                held.pop()
+            else:
+                held.remove(card)
+            if not held:
+                s.shuffled[src] = False
+            if watched[src]:
+                dirty = True
+        if bottom:
+            target.insert(0, card)
+        else:
+            target.append(card)
+        loc[card] = dst
+        faces[card] = face
+        if watched[dst]:
+            dirty = True
+    if dirty:
+        s.dirty = True
+
+
 def take_card(s: State, zone: int, mode: int) -> int | None:
     """The card to take from ``zone``: 0 top, 1 bottom, 2 random; random when shuffled."""
     cards = s.zones[zone]
