@@ -197,3 +197,35 @@ def test_tree_reuse_keeps_the_subtree_of_consecutive_own_decisions_only():
     assert agent._kept_root(other) is None  # something happened in between: a fresh tree
     fresh = make_agent("mcts:40", game, me, seed=2)
     assert fresh.step(state) in state.legal_actions()
+
+
+def test_informed_rollouts_play_the_movers_best_one_step_action(monkeypatch):
+    """``rollout=P``: that share of rollout steps plays the mover's best action by one step of lookahead."""
+    assert parse_agent_spec("mcts:50:rollout=0.25") == ("mcts", {"iterations": 50, "rollout": 0.25})
+    game = interpreter.load_game(HIGHJACK, players=3)
+    assert make_agent("mcts:50:rollout=1", game, 0).label == "mcts:50:rollout=1"
+    assert make_agent("mcts:50:prior=1:rollout=0.5:depth=2", game, 0).label == "mcts:50:prior=1:rollout=0.5:depth=2"
+    assert make_agent("mcts:50:rollout=0", game, 0).label == "mcts:50"
+    for bad in ("mcts:rollout=1.5", "mcts:rollout=-0.1"):
+        with pytest.raises(AgentError, match="rollout must be a share from 0 to 1"):
+            make_agent(bad, game, 0)
+    state = game.new_initial_state(seed=5)
+    rng = random.Random(5)
+    while state.current_player() < 0 or len(state.legal_actions()) < 2:
+        state.apply_action(state.legal_actions()[rng.randrange(len(state.legal_actions()))]
+                           if state.current_player() >= 0 else state.sample_chance_outcome(rng))
+    me = state.current_player()
+    calls = []
+    real = mcts_module.MCTSAgent._best_step
+    monkeypatch.setattr(mcts_module.MCTSAgent, "_best_step", lambda self, *a: calls.append(1) or real(self, *a))
+    make_agent("mcts:20:depth=3", game, me, seed=1).step(state)
+    assert calls == []
+    make_agent("mcts:20:depth=3:rollout=1", game, me, seed=1).step(state)
+    assert len(calls) >= 20  # every rollout step with a choice (about three an iteration)
+    greedy_steps = len(calls)
+    calls.clear()
+    make_agent("mcts:20:depth=3:rollout=0.5", game, me, seed=1).step(state)
+    assert 0 < len(calls) < greedy_steps
+    # the same seed, the same decisions
+    moves = {make_agent("mcts:30:depth=4:rollout=0.5", game, me, seed=s).step(state) for s in (3, 3, 3)}
+    assert len(moves) == 1

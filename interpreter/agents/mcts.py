@@ -65,11 +65,11 @@ class MCTSAgent(Agent):
     """``mcts[:ITERATIONS|:SECONDSs][:depth=D][:c=C][:prior=1][:time=T][:reuse=1]``."""
 
     name = "mcts"
-    params = ("iterations", "depth", "c", "prior", "time", "reuse")
+    params = ("iterations", "depth", "c", "prior", "time", "reuse", "rollout")
 
     def __init__(self, game: Game, player: int, seed: int = 0, iterations: Any = None,
                  depth: Any = DEFAULT_DEPTH, c: Any = DEFAULT_EXPLORATION, prior: Any = 0, time: Any = None,
-                 reuse: Any = 0):
+                 reuse: Any = 0, rollout: Any = 0):
         super().__init__(game, player, seed)
         if time is not None and not (isinstance(time, (int, float)) and 0.001 <= time <= MAX_TIME):
             raise AgentError(f"mcts: time must be from 1ms to {MAX_TIME:g}s, not {time:g}s")
@@ -86,6 +86,10 @@ class MCTSAgent(Agent):
         self.c = float(c)
         self.prior = int(prior)
         self.reuse = bool(whole(reuse, "mcts: reuse", 0, 1))
+        if not (isinstance(rollout, (int, float)) and math.isfinite(rollout) and 0 <= rollout <= 1):
+            raise AgentError(f"mcts: rollout must be a share from 0 to 1, not {rollout:g}")
+        #: the share of rollout steps that play the mover's best action by one step of lookahead
+        self.rollout = float(rollout)
         #: with reuse: the history at the last decision plus the action played, and its subtree
         self._kept: tuple[list[int], _Node] | None = None
 
@@ -102,6 +106,8 @@ class MCTSAgent(Agent):
             extra += f":prior={self.prior}"
         if self.reuse:
             extra += ":reuse=1"
+        if self.rollout:
+            extra += f":rollout={self.rollout:g}"
         if self.depth != DEFAULT_DEPTH:
             extra += f":depth={self.depth}"
         if self.c != DEFAULT_EXPLORATION:
@@ -173,13 +179,17 @@ class MCTSAgent(Agent):
             if fresh:
                 break
         # rollout
+        informed = self.rollout
         steps = 0
         while not world.over and steps < self.depth:
             if world.current_player() < 0:
                 world.apply_action(world.sample_chance_outcome(rng))
             else:
                 legal = world.legal_actions()
-                world.apply_action(legal[rng.randrange(len(legal))])
+                if informed and len(legal) > 1 and (informed >= 1 or rng.random() < informed):
+                    world.apply_action(self._best_step(world, legal, world.current_player(), rng))
+                else:
+                    world.apply_action(legal[rng.randrange(len(legal))])
             steps += 1
         values = evaluate(game, world)
         for node in path:
@@ -187,6 +197,21 @@ class MCTSAgent(Agent):
             acc = node.value
             for p in range(n):
                 acc[p] += values[p]
+
+    def _best_step(self, world: State, legal: list[int], mover: int, rng: random.Random) -> int:
+        """The mover's best action in this world by one step of lookahead (ties at random)."""
+        game = self.game
+        best_value = -math.inf
+        best: list[int] = []
+        for a in legal:
+            after = world.clone()
+            after.apply_action(a)
+            value = evaluate(game, after)[mover]
+            if value > best_value + 1e-9:
+                best_value, best = value, [a]
+            elif value >= best_value - 1e-9:
+                best.append(a)
+        return best[0] if len(best) == 1 else best[rng.randrange(len(best))]
 
     def _select(self, node: _Node, legal: list[int], mover: int, rng: random.Random) -> int:
         children = node.children
