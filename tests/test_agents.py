@@ -229,3 +229,41 @@ def test_informed_rollouts_play_the_movers_best_one_step_action(monkeypatch):
     # the same seed, the same decisions
     moves = {make_agent("mcts:30:depth=4:rollout=0.5", game, me, seed=s).step(state) for s in (3, 3, 3)}
     assert len(moves) == 1
+
+
+def test_a_baseline_scores_each_iteration_against_its_own_world(monkeypatch):
+    """``baseline=1``: every score of an iteration is less its sampled world's score at the root."""
+    assert parse_agent_spec("mcts:baseline=1") == ("mcts", {"baseline": 1})
+    game = interpreter.load_game(HIGHJACK, players=3)
+    assert make_agent("mcts:50:prior=1:baseline=1:reuse=1", game, 0).label == "mcts:50:prior=1:reuse=1:baseline=1"
+    assert make_agent("mcts:50:baseline=0", game, 0).label == "mcts:50"
+    for bad in ("mcts:baseline=2", "mcts:baseline=0.5", "mcts:baseline=-1"):
+        with pytest.raises(AgentError, match="baseline must be a whole number of at least 0 \\(and at most 1\\)"):
+            make_agent(bad, game, 0)
+    state = game.new_initial_state(seed=5)
+    rng = random.Random(5)
+    while state.current_player() < 0 or len(state.legal_actions()) < 2:
+        state.apply_action(state.legal_actions()[rng.randrange(len(state.legal_actions()))]
+                           if state.current_player() >= 0 else state.sample_chance_outcome(rng))
+    me = state.current_player()
+    scored: list[tuple[object, list[float]]] = []
+    real = mcts_module.evaluate
+    monkeypatch.setattr(mcts_module, "evaluate", lambda g, s: scored.append((s, v := real(g, s))) or v)
+    plain = make_agent("mcts:20:depth=2:reuse=1", game, me, seed=1)
+    plain.step(state)
+    plain_calls = len(scored)
+    scored.clear()
+    agent = make_agent("mcts:20:depth=2:reuse=1:baseline=1", game, me, seed=1)
+    action = agent.step(state)
+    assert len(scored) == plain_calls + 20  # one score of the root world per iteration
+    # a game whose every position scores the same: less the root world's score, nothing is left
+    monkeypatch.setattr(mcts_module, "evaluate", lambda g, s: [7.0] * g.num_players)
+    for spec, kept_value in (("mcts:20:depth=2:reuse=1", 7.0), ("mcts:20:depth=2:reuse=1:baseline=1", 0.0)):
+        bot = make_agent(spec, game, me, seed=1)
+        bot.step(state)
+        assert bot._kept is not None
+        child = bot._kept[1]
+        assert child.visits > 0 and child.value == [kept_value * child.visits] * game.num_players
+    monkeypatch.setattr(mcts_module, "evaluate", real)
+    moves = {make_agent("mcts:30:depth=2:baseline=1", game, me, seed=3).step(state) for _ in range(3)}
+    assert len(moves) == 1 and action in state.legal_actions()

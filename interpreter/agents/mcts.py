@@ -4,7 +4,7 @@ Each iteration samples one world consistent with the agent's own view
 (``sampling.Sampler``: hidden cards redealt, future draws re-randomised), then walks
 one shared tree of action sequences from the agent's information set: UCT among the
 actions legal in that world (each child counts how often it was available), expands one
-new action, plays a random rollout of at most ``depth`` actions, and scores the reached
+new action, plays a rollout of at most ``depth`` actions (random, or informed by ``rollout``), and scores the reached
 state by the game's heuristic as each seat's margin over the best other seat (or by the
 returns, when the match ended). Values are normalised among siblings, so no game needs
 a tuned scale. The agent never reads the real hidden cards: only the samples.
@@ -15,6 +15,9 @@ a tuned scale. The agent never reads the real hidden cards: only the samples.
     mcts:100:prior=1   each new node's actions first scored by one step of lookahead
                        (stronger per iteration, slower per iteration); prior=K counts
                        that score as K visits (a stronger bias towards it)
+    mcts:100:rollout=1 informed rollouts: each rollout step plays the mover's best action
+                       by one step of lookahead (rollout=0.5: half the steps, the rest
+                       random); each such step costs a copy and a step per legal action
     mcts:1s            as many iterations as one second of CPU allows (also 250ms, time=0.5)
     mcts:1s:reuse=1    keep the subtree of the action played for the bot's next decision
                        when nothing happened in between (its own consecutive decisions)
@@ -62,14 +65,14 @@ class _Node:
 
 
 class MCTSAgent(Agent):
-    """``mcts[:ITERATIONS|:SECONDSs][:depth=D][:c=C][:prior=1][:time=T][:reuse=1]``."""
+    """``mcts[:ITERATIONS|:SECONDSs][:depth=D][:c=C][:prior=K][:rollout=P][:time=T][:reuse=1]``."""
 
     name = "mcts"
-    params = ("iterations", "depth", "c", "prior", "time", "reuse", "rollout")
+    params = ("iterations", "depth", "c", "prior", "time", "reuse", "rollout", "baseline")
 
     def __init__(self, game: Game, player: int, seed: int = 0, iterations: Any = None,
                  depth: Any = DEFAULT_DEPTH, c: Any = DEFAULT_EXPLORATION, prior: Any = 0, time: Any = None,
-                 reuse: Any = 0, rollout: Any = 0):
+                 reuse: Any = 0, rollout: Any = 0, baseline: Any = 0):
         super().__init__(game, player, seed)
         if time is not None and not (isinstance(time, (int, float)) and 0.001 <= time <= MAX_TIME):
             raise AgentError(f"mcts: time must be from 1ms to {MAX_TIME:g}s, not {time:g}s")
@@ -90,6 +93,8 @@ class MCTSAgent(Agent):
             raise AgentError(f"mcts: rollout must be a share from 0 to 1, not {rollout:g}")
         #: the share of rollout steps that play the mover's best action by one step of lookahead
         self.rollout = float(rollout)
+        #: score each iteration relative to its own sampled world's position at the root
+        self.baseline = bool(whole(baseline, "mcts: baseline", 0, 1))
         #: with reuse: the history at the last decision plus the action played, and its subtree
         self._kept: tuple[list[int], _Node] | None = None
 
@@ -108,6 +113,8 @@ class MCTSAgent(Agent):
             extra += ":reuse=1"
         if self.rollout:
             extra += f":rollout={self.rollout:g}"
+        if self.baseline:
+            extra += ":baseline=1"
         if self.depth != DEFAULT_DEPTH:
             extra += f":depth={self.depth}"
         if self.c != DEFAULT_EXPLORATION:
@@ -145,6 +152,9 @@ class MCTSAgent(Agent):
     def _iterate(self, root: _Node, world: State, rng: random.Random, n: int) -> None:
         game = self.game
         prior = self.prior
+        # the world's own score at the root: subtracted from every score of this iteration, it
+        # cancels what the sampled hidden cards add or take away, the same for every action
+        base = evaluate(game, world) if self.baseline else [0.0] * n
         path = [root]
         node = root
         # selection, then expansion of the first node with actions never tried
@@ -169,7 +179,7 @@ class MCTSAgent(Agent):
                     child = children[a] = _Node(n)
                     after = world.clone()
                     after.apply_action(a)
-                    child.value = [v * prior for v in evaluate(game, after)]
+                    child.value = [(v - b) * prior for v, b in zip(evaluate(game, after), base)]
                     child.visits = prior
                     child.avail = 1
                 action = self._select(node, legal, mover, rng)
@@ -196,7 +206,7 @@ class MCTSAgent(Agent):
             node.visits += 1
             acc = node.value
             for p in range(n):
-                acc[p] += values[p]
+                acc[p] += values[p] - base[p]
 
     def _best_step(self, world: State, legal: list[int], mover: int, rng: random.Random) -> int:
         """The mover's best action in this world by one step of lookahead (ties at random)."""
