@@ -221,7 +221,8 @@ def _add_game_arguments(p: argparse.ArgumentParser, file_required: bool = True,
 
 def _agent_help() -> list[str]:
     return ["human (play only)", "random", "greedy[:SAMPLES]",
-            "mcts[:ITERATIONS][:TIME][:depth=D][:c=C][:prior=K][:rollout=P][:reuse=1] (TIME as 1s or 250ms)"]
+            "mcts[:ITERATIONS][:TIME][:depth=D][:c=C][:prior=K][:rollout=P][:baseline=1][:reuse=1]"
+            " (TIME as 1s or 250ms)"]
 
 
 def build_parser() -> argparse.ArgumentParser:

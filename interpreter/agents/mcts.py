@@ -18,6 +18,10 @@ a tuned scale. The agent never reads the real hidden cards: only the samples.
     mcts:100:rollout=1 informed rollouts: each rollout step plays the mover's best action
                        by one step of lookahead (rollout=0.5: half the steps, the rest
                        random); each such step costs a copy and a step per legal action
+    mcts:100:prior=1:rollout=1:baseline=1
+                       a control variate: every score of an iteration less its sampled
+                       world's own score at the root (the luck of the hidden cards drawn,
+                       the same for every action, no longer drowns their differences)
     mcts:1s            as many iterations as one second of CPU allows (also 250ms, time=0.5)
     mcts:1s:reuse=1    keep the subtree of the action played for the bot's next decision
                        when nothing happened in between (its own consecutive decisions)
@@ -65,7 +69,7 @@ class _Node:
 
 
 class MCTSAgent(Agent):
-    """``mcts[:ITERATIONS|:SECONDSs][:depth=D][:c=C][:prior=K][:rollout=P][:time=T][:reuse=1]``."""
+    """``mcts[:ITERATIONS|:SECONDSs][:depth=D][:c=C][:prior=K][:rollout=P][:baseline=1][:time=T][:reuse=1]``."""
 
     name = "mcts"
     params = ("iterations", "depth", "c", "prior", "time", "reuse", "rollout", "baseline")
