@@ -28,7 +28,6 @@ from .budget import SMALL, log_event, spend
 from .codegen import Codegen, _fail, _Writer
 from .effects import (
     PYTHON_ERRORS,
-    TOP,
     EndSignal,
     LateProcedure,
     bindings_iterator,
@@ -43,7 +42,7 @@ from .effects import (
 from .errors import RuleError
 from .expressions import compile_expr, compile_list, is_const, json_converter, same_value, type_of
 from .frames import enter_block
-from .state import move_card, move_cards, move_piece, take_card
+from .state import draw_top, move_card, move_cards, move_piece
 
 __all__ = ["generate_block", "generate_block_step", "hand_back", "has_own_errors", "CLOSURE_STATEMENTS"]
 
@@ -377,8 +376,9 @@ class _Statements:
         """As ``effects.s_Draw``: the count paid for, the source and destination found, then a
         card at a time from the top while the source has one (an empty source takes none)."""
         w = self.w
-        n, src, z, f, c, i = (w.temp() for _ in range(6))
-        if stmt.count is None:
+        n, src, z, f, i = (w.temp() for _ in range(5))
+        count = stmt.count
+        if count is None or (isinstance(count, A.Const) and type(count.value) is int and count.value == 1):
             n = "1"
         else:
             self.put(indent, f"{n} = {self.value(stmt.count)}")
@@ -387,16 +387,12 @@ class _Statements:
         self.put(indent, f"{src} = {self.value(stmt.source)}")
         self.put(indent, f"{z} = {self.value(stmt.dest)}")
         self.put(indent, f"{f} = {self.face(stmt, z)}")
+        draw = w.name_of(draw_top)
         if n == "1":
-            self.put(indent, f"{c} = {w.name_of(take_card)}(s, {src}, {TOP!r})")
-            self.put(indent, f"if {c} is not None:")
-            self.put(indent + 1, f"_mvc(s, {c}, {z}, {f}, False)")
+            self.put(indent, f"{draw}(s, {src}, {z}, {f})")
             return True
         self.put(indent, f"for {i} in range({n}):")
-        self.put(indent + 1, f"{c} = {w.name_of(take_card)}(s, {src}, {TOP!r})")
-        self.put(indent + 1, f"if {c} is None:")
-        self.put(indent + 2, "continue")  # as the closure's `return`: the source stays empty
-        self.put(indent + 1, f"_mvc(s, {c}, {z}, {f}, False)")
+        self.put(indent + 1, f"{draw}(s, {src}, {z}, {f})")  # (an empty source: each moves nothing)
         return True
 
     def move_all(self, stmt: A.Move, what_type: str, indent: int) -> None:

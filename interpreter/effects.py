@@ -30,7 +30,7 @@ from .expressions import (
     local_name,
     type_of,
 )
-from .state import move_card, move_cards, move_piece, take_card
+from .state import draw_top, move_card, move_cards, move_piece, take_card
 
 __all__ = ["EndSignal", "compile_simple", "compile_block_closure", "Stmt", "TOP", "BOTTOM", "RANDOM", "EventSize",
            "event_size", "check_stored"]
@@ -282,10 +282,8 @@ def s_Draw(node: A.Draw, L: Any) -> Stmt:
         z = dest(s, e)
         f = face(s, e, z)
         for _ in range(n):
-            c = take_card(s, src, TOP)
-            if c is None:
+            if not draw_top(s, src, z, f):
                 return
-            move_card(s, c, z, f)
 
     return draw
 
@@ -311,10 +309,8 @@ def s_Deal(node: A.Deal, L: Any) -> Stmt:
             spend(s, n * len(zones), span)
         for _ in range(n):
             for z in zones:
-                c = take_card(s, src, TOP)
-                if c is None:
+                if not draw_top(s, src, z, faces[z] if fixed is None else fixed):
                     return
-                move_card(s, c, z, faces[z] if fixed is None else fixed)
 
     return deal
 

@@ -20,7 +20,8 @@ from .board import Board
 from .cards import CardTable
 from .errors import GameLengthError, IllegalActionError, RuleError
 
-__all__ = ["State", "GameLike", "Pending", "CHANCE", "TERMINAL", "action_id", "move_card", "move_piece", "take_card"]
+__all__ = ["State", "GameLike", "Pending", "CHANCE", "TERMINAL", "action_id", "move_card", "move_piece", "take_card",
+           "draw_top"]
 
 CHANCE = -1
 TERMINAL = -4
@@ -440,6 +441,30 @@ def take_card(s: State, zone: int, mode: int) -> int | None:
             s.ops -= len(cards)  # taking from the middle of a large zone costs its length (the caller's loop checks)
         return cards[i]
     return cards[-1] if mode == 0 else cards[0]
+
+
+def draw_top(s: State, src: int, dst: int, face: int) -> bool:
+    """``take_card(s, src, 0)`` then ``move_card`` of that card to ``dst``, in one call (a
+    draw or a deal: the commonest move). False, and nothing moves, when ``src`` is empty."""
+    cards = s.zones[src]
+    if not cards:
+        return False
+    if s.shuffled[src]:
+        s.rng, i = RNG.below(s.rng, len(cards))
+        if len(cards) > 64:
+            s.ops -= len(cards)  # as take_card: taking from the middle of a large zone costs its length
+        card = cards.pop(i)
+    else:
+        card = cards.pop()
+    if not cards:
+        s.shuffled[src] = False
+    s.zones[dst].append(card)
+    s.loc[card] = dst
+    s.face[card] = face
+    watched = s.game.watched_zones
+    if watched[dst] or watched[src]:
+        s.dirty = True
+    return True
 
 
 def move_piece(s: State, piece: int, cell: int, span: Any = None) -> None:
