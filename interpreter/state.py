@@ -430,6 +430,9 @@ def move_cards(s: State, cards: list, dst: int, face: int, bottom: bool = False)
         s.dirty = True
 
 
+LARGE_ZONE = 64  # cards in a zone past which taking one from its middle is paid for
+
+
 def take_card(s: State, zone: int, mode: int) -> int | None:
     """The card to take from ``zone``: 0 top, 1 bottom, 2 random; random when shuffled."""
     cards = s.zones[zone]
@@ -437,7 +440,7 @@ def take_card(s: State, zone: int, mode: int) -> int | None:
         return None
     if mode == 2 or s.shuffled[zone]:
         s.rng, i = RNG.below(s.rng, len(cards))
-        if len(cards) > 64:
+        if len(cards) > LARGE_ZONE:
             s.ops -= len(cards)  # taking from the middle of a large zone costs its length (the caller's loop checks)
         return cards[i]
     return cards[-1] if mode == 0 else cards[0]
@@ -451,8 +454,8 @@ def draw_top(s: State, src: int, dst: int, face: int) -> bool:
         return False
     if s.shuffled[src]:
         s.rng, i = RNG.below(s.rng, len(cards))
-        if len(cards) > 64:
-            s.ops -= len(cards)  # as take_card: taking from the middle of a large zone costs its length
+        if len(cards) > LARGE_ZONE:
+            s.ops -= len(cards)  # as take_card
         card = cards.pop(i)
     else:
         card = cards.pop()

@@ -199,6 +199,16 @@ def test_tree_reuse_keeps_the_subtree_of_consecutive_own_decisions_only():
     assert fresh.step(state) in state.legal_actions()
 
 
+def _a_real_choice(game, seed):
+    """A state, reached by random play from ``seed``, where a player chooses among two or more actions."""
+    state = game.new_initial_state(seed=seed)
+    rng = random.Random(seed)
+    while state.current_player() < 0 or len(state.legal_actions()) < 2:
+        state.apply_action(state.legal_actions()[rng.randrange(len(state.legal_actions()))]
+                           if state.current_player() >= 0 else state.sample_chance_outcome(rng))
+    return state
+
+
 def test_informed_rollouts_play_the_movers_best_one_step_action(monkeypatch):
     """``rollout=P``: that share of rollout steps plays the mover's best action by one step of lookahead."""
     assert parse_agent_spec("mcts:50:rollout=0.25") == ("mcts", {"iterations": 50, "rollout": 0.25})
@@ -209,11 +219,7 @@ def test_informed_rollouts_play_the_movers_best_one_step_action(monkeypatch):
     for bad in ("mcts:rollout=1.5", "mcts:rollout=-0.1"):
         with pytest.raises(AgentError, match="rollout must be a share from 0 to 1"):
             make_agent(bad, game, 0)
-    state = game.new_initial_state(seed=5)
-    rng = random.Random(5)
-    while state.current_player() < 0 or len(state.legal_actions()) < 2:
-        state.apply_action(state.legal_actions()[rng.randrange(len(state.legal_actions()))]
-                           if state.current_player() >= 0 else state.sample_chance_outcome(rng))
+    state = _a_real_choice(game, seed=5)
     me = state.current_player()
     calls = []
     real = mcts_module.MCTSAgent._best_step
@@ -240,11 +246,7 @@ def test_a_baseline_scores_each_iteration_against_its_own_world(monkeypatch):
     for bad in ("mcts:baseline=2", "mcts:baseline=0.5", "mcts:baseline=-1"):
         with pytest.raises(AgentError, match="baseline must be a whole number of at least 0 \\(and at most 1\\)"):
             make_agent(bad, game, 0)
-    state = game.new_initial_state(seed=5)
-    rng = random.Random(5)
-    while state.current_player() < 0 or len(state.legal_actions()) < 2:
-        state.apply_action(state.legal_actions()[rng.randrange(len(state.legal_actions()))]
-                           if state.current_player() >= 0 else state.sample_chance_outcome(rng))
+    state = _a_real_choice(game, seed=5)
     me = state.current_player()
     scored: list[tuple[object, list[float]]] = []
     real = mcts_module.evaluate
