@@ -422,7 +422,8 @@ class Link:
         log_event(s, {"type": "round_start", "round": s.round}, self.model.round.span, 3)
 
     def start_turn(self, s: State) -> None:
-        s.dirty = True  # turn (and current, just set) changed
+        if self._turn_marks:  # turn, current (just set) or a turn-scoped variable the end conditions read
+            s.dirty = True
         s.turn += 1
         for slot, value in self._turn_resets:
             s.g[slot] = value
@@ -466,6 +467,10 @@ class Link:
             else:
                 other = True
         self._turn_resets_other = other or any(v.reset == "turn" for v in self.pvar_defs)
+        watch = self.end_watch
+        self._turn_marks = (("flow", "turn") in watch or ("flow", "current") in watch
+                            or any(("var", v.name) in watch for v in self.var_defs if v.reset == "turn")
+                            or any(("pvar", v.name) in watch for v in self.pvar_defs if v.reset == "turn"))
         if match.winners is not None:
             self._winners = _bind_empty(compile_list(match.winners, self))
         else:

@@ -109,13 +109,14 @@ variables:
   played: {type: int, initial: 0, reset: round}
   points: {type: int, per: player, initial: 0, reset: round}
   latest: {type: value}
+  fresh: {type: bool, initial: true, reset: turn}
 procedures:
   tally(p, c):
     - p.points += c.number
 actions:
   play:
     for: card in hand(current)
-    do: [move card to pile, played += 1, "call tally(current, card)", latest = card.number]
+    do: [fresh = false, move card to pile, played += 1, "call tally(current, card)", latest = card.number]
   draw:
     do: [draw 1 from deck to hand(current), current.score += 1]
 round:
@@ -142,6 +143,7 @@ _ENDS = [
     "any(p.score >= 4 for p in players)",
     "latest == 5",
     "count(hand(dealer)) >= 5",
+    "fresh and played >= 7",  # true only once a new turn resets `fresh`
 ]
 
 
