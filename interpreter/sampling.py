@@ -12,6 +12,7 @@ the real game leak into it.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from . import rng as RNG
 from .flow import DealCode, DrawCode, run
@@ -39,7 +40,7 @@ class Sampler:
     sees, and where the hidden cards lie, is worked out once (a search samples one world per
     iteration). ``sample(seed)`` is ``sample_consistent(state, player, seed)``."""
 
-    __slots__ = ("state", "player", "slots", "hidden", "faces")
+    __slots__ = ("state", "player", "slots", "hidden", "faces", "secrets")
 
     def __init__(self, state: State, player: int):
         self.state = state
@@ -58,6 +59,7 @@ class Sampler:
         kind_of = state.game.cards.kind_of
         hidden.sort(key=lambda card: (kind_of[card], card))
         self.hidden = hidden
+        self.secrets = _secrets(state, player)
 
     def sample(self, seed: int | random.Random) -> State:
         rng = seed if isinstance(seed, random.Random) else random.Random(seed)
@@ -72,9 +74,9 @@ class Sampler:
     def _redeal(self, rng: random.Random) -> State:
         state = self.state
         sample = state.clone()
-        _forget_secrets(sample, self.player)  # before the pending decision is worked out again from the sample
+        _forget_secrets(sample, self.secrets)  # before the pending decision is worked out again from the sample
         hidden = list(self.hidden)
-        rng.shuffle(hidden)
+        shuffle(rng, hidden)
         zones, loc, face = sample.zones, sample.loc, sample.face
         for (z, i), card, up in zip(self.slots, hidden, self.faces):
             zones[z][i] = card
@@ -86,14 +88,35 @@ class Sampler:
         return sample
 
 
-def _forget_secrets(sample: State, player: int) -> None:
-    """The other players' private variables, as ``player`` cannot know them: their initial values."""
-    link = sample.game.link
-    for i, var in enumerate(link.pvar_defs):
-        for p in range(link.num_players):
-            if not player_variable_seen(var.visibility, p, player):
-                sample.pv[i][p] = link.initial_value(var, sample, p)
-                sample.dirty = True
+def shuffle(rng: random.Random, cards: list) -> None:
+    """``rng.shuffle(cards)`` written out: the same swaps from the same draws of ``rng`` (a search
+    redeals once per iteration, and the method's call per card was a third of the redeal)."""
+    getrandbits = rng.getrandbits
+    for i in range(len(cards) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
+def _secrets(state: State, player: int) -> list[tuple[int, int, Any]]:
+    """(variable index, seat, variable) of each private variable of another seat that ``player``
+    cannot see."""
+    link = state.game.link
+    return [(i, p, var) for i, var in enumerate(link.pvar_defs) for p in range(link.num_players)
+            if not player_variable_seen(var.visibility, p, player)]
+
+
+def _forget_secrets(sample: State, secrets: list[tuple[int, int, Any]]) -> None:
+    """The other players' private variables (``_secrets``), as the player cannot know them: their
+    initial values."""
+    if secrets:
+        initial_value = sample.game.link.initial_value
+        for i, p, var in secrets:
+            sample.pv[i][p] = initial_value(var, sample, p)
+        sample.dirty = True
 
 
 def _same_decision(state: State, sample: State) -> bool:

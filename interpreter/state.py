@@ -344,12 +344,20 @@ class GameLike(Protocol):
 
 
 def _copy_frame(frame: list) -> list:
-    out = list(frame)
+    if len(frame) == 3:  # most frames: [code, pc, env] (a block's) or three numbers
+        code, pc, env = frame
+        if type(pc) is int:
+            kind = type(env)
+            if kind is dict:
+                return [code, pc, env.copy()]
+            if kind is not list:
+                return [code, pc, env]
+    out = frame[:]
     for i, item in enumerate(out):
         if type(item) is dict:
-            out[i] = dict(item)
+            out[i] = item.copy()
         elif type(item) is list:
-            out[i] = list(item)
+            out[i] = item[:]
     return out
 
 

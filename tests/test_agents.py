@@ -49,6 +49,36 @@ def test_derived_seeds_are_stable():
     assert derive_seed(7, "x") == int.from_bytes(hashlib.sha256(b"7/x").digest()[:8], "big") >> 1
 
 
+def test_a_redeal_shuffles_as_random_shuffle_does():
+    """Search worlds are redealt by sampling.shuffle: the very swaps of ``Random.shuffle`` from the
+    same draws, so bots decide as they did with it (the figures in docs/agents.md replay)."""
+    for seed in range(300):
+        cards = list(range(seed % 70))
+        theirs, ours = random.Random(seed), random.Random(seed)
+        expected = list(cards)
+        theirs.shuffle(expected)
+        sampling.shuffle(ours, cards)
+        assert cards == expected
+        assert ours.random() == theirs.random()  # the same draws were used up
+
+
+def test_each_seat_is_scored_against_the_best_other_seat():
+    from interpreter.agents import evaluate
+
+    class Fixed:
+        def __init__(self, h):
+            self.h = h
+            self.num_players = len(h)
+
+        def heuristic(self, state, p):
+            return self.h[p]
+
+    for h in ([3.0, 1.0], [1.0, 3.0, 3.0], [5.0, -2.0, 0.5, 4.0], [2.0, 2.0, 2.0, 2.0], [0.0, -0.0]):
+        expected = [h[p] - max(h[q] for q in range(len(h)) if q != p) for p in range(len(h))]
+        assert evaluate(Fixed(h), None) == expected
+    assert evaluate(Fixed([9.0]), None) == [9.0]  # alone: its own heuristic
+
+
 @pytest.mark.parametrize("spec, players", [(HIGHHAND, 2), (HIGHHAND, 4), (HIGHJACK, 3)])
 @pytest.mark.parametrize("name", ["random", "greedy:1", "mcts:4"])
 def test_agents_choose_legal_actions_reproducibly_and_leave_the_state_alone(spec, players, name):

@@ -83,11 +83,11 @@ def evaluate(game: Game, state: State) -> list[float]:
     h = [game.heuristic(state, p) for p in range(n)]
     if n == 1:
         return h
-    out = []
-    for p in range(n):
-        best_other = max(h[q] for q in range(n) if q != p)
-        out.append(h[p] - best_other)
-    return out
+    # the best other seat is the best seat, except for the best seat itself (the second best)
+    best = max(h)
+    top = h.index(best)
+    second = max(h[:top] + h[top + 1:])
+    return [v - best for v in h[:top]] + [best - second] + [v - best for v in h[top + 1:]]
 
 
 def _registry() -> dict[str, type[Agent]]:

@@ -206,11 +206,11 @@ class MCTSAgent(Agent):
                     world.apply_action(legal[rng.randrange(len(legal))])
             steps += 1
         values = evaluate(game, world)
+        if self.baseline:
+            values = [v - b for v, b in zip(values, base)]
         for node in path:
             node.visits += 1
-            acc = node.value
-            for p in range(n):
-                acc[p] += values[p] - base[p]
+            node.value = [a + v for a, v in zip(node.value, values)]
 
     def _best_step(self, world: State, legal: list[int], mover: int, rng: random.Random) -> int:
         """The mover's best action in this world by one step of lookahead (ties at random)."""
@@ -235,10 +235,11 @@ class MCTSAgent(Agent):
         best_score = -math.inf
         best: list[int] = []
         c = self.c
+        log, sqrt = math.log, math.sqrt
         for a, mean in zip(legal, means):
             child = children[a]
             q = (mean - low) / spread if spread > 0 else 0.5
-            score = q + c * math.sqrt(math.log(child.avail) / child.visits)
+            score = q + c * sqrt(log(child.avail) / child.visits)
             if score > best_score + 1e-12:
                 best_score, best = score, [a]
             elif score >= best_score - 1e-12:
