@@ -5,6 +5,12 @@
     python benchmarks/agents.py --agent mcts:1s:prior=1  # another agent
     python benchmarks/agents.py --case highjack-greedy   # one case (repeat --case for more)
     python benchmarks/agents.py --out benchmarks/RESULTS.md   # also append the table there
+    python benchmarks/agents.py --oracle --agent mcts:400 --case highjack-greedy   # an upper bound
+
+With ``--oracle`` the measured mcts agent cheats: its sampled worlds are copies of the real
+state (every hidden card as it is; only the future draws re-randomised), so it measures how
+far search at that budget could go if hidden information cost nothing, a bound on any honest
+bot. The opponents are unchanged. Such a bot exists only here, never in the package.
 
 Each case seats the agent once and fills the other seats with the opponent; the agent's
 seat rotates every match, so it plays every seat equally often. Seeds are fixed: with an
@@ -57,6 +63,21 @@ CASES = [
 ]
 
 
+class OracleSampler:
+    """``sampling.Sampler`` for a cheating search (``--oracle``): each world is the real state
+    with a fresh random generator (it knows the hidden cards, not the draws to come)."""
+
+    def __init__(self, state: Any, player: int):
+        self.state = state
+
+    def sample(self, rng: random.Random) -> Any:
+        from interpreter import rng as RNG
+
+        world = self.state.clone()
+        world.rng = RNG.seed_state(rng.getrandbits(62))
+        return world
+
+
 class Outcome(NamedTuple):
     share: float   # 1 for a win, 1/k for a win shared by k seats, else 0
     cpu: float     # seconds the agent spent deciding
@@ -101,7 +122,7 @@ def describe(case: Case) -> str:
     return f"{game} {case.players}p{f' ({options})' if options else ''}"
 
 
-def run_case(case: Case, agent: str, games: int, jobs: int, seed: int) -> tuple[str, bool]:
+def run_case(case: Case, agent: str, games: int, jobs: int, seed: int, oracle: bool = False) -> tuple[str, bool]:
     tasks = [(case, agent, seed, i) for i in range(games)]
     start = time.perf_counter()
     outcomes: list[Outcome] = []
@@ -123,7 +144,8 @@ def run_case(case: Case, agent: str, games: int, jobs: int, seed: int) -> tuple[
     if case.cpu_per_match is not None:
         met = met and cpu_match <= case.cpu_per_match
         cpu_note += f" (target <= {case.cpu_per_match:g} s)"
-    row = (f"| {describe(case)} | {case.players - 1} `{case.opponent}` | `{agent}` | {wins:g} of {games} = "
+    shown = f"`{agent}` (oracle: sees the real state)" if oracle else f"`{agent}`"
+    row = (f"| {describe(case)} | {case.players - 1} `{case.opponent}` | {shown} | {wins:g} of {games} = "
            f"{100 * rate:.1f}% (95% CI {100 * low:.1f}-{100 * high:.1f}%) | >= {100 * case.target:.0f}% | "
            f"{1000 * cpu / max(moves, 1):.0f} ms | {cpu_note} | {'yes' if met else 'NO'} |")
     print(row, f"  [{wall:.0f} s wall, {jobs} jobs]", flush=True)
@@ -143,12 +165,20 @@ def main() -> int:
                         help="a case to run (default: the three against greedy)")
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--out", help="append the table to this Markdown file")
+    parser.add_argument("--oracle", action="store_true",
+                        help="the measured mcts agent sees the real state: a bound, not a bot")
     args = parser.parse_args()
+    if args.oracle:
+        if not args.agent.startswith("mcts"):
+            parser.error("--oracle measures an mcts agent")
+        from interpreter.agents import mcts
+
+        mcts.Sampler = OracleSampler  # type: ignore[misc, assignment]  # before the workers fork
     chosen = [c for c in CASES if c.name in args.case] if args.case else [c for c in CASES if c.opponent == "greedy"]
     print(HEADER, flush=True)
     rows, failed = [], False
     for case in chosen:
-        row, met = run_case(case, args.agent, args.games, args.jobs, args.seed)
+        row, met = run_case(case, args.agent, args.games, args.jobs, args.seed, args.oracle)
         rows.append(row)
         failed = failed or not met
     if args.out:
