@@ -467,10 +467,10 @@ class Link:
             else:
                 other = True
         self._turn_resets_other = other or any(v.reset == "turn" for v in self.pvar_defs)
+        # the other turn-scoped variables are reset by reset_variables, which marks the state itself
         watch = self.end_watch
         self._turn_marks = (("flow", "turn") in watch or ("flow", "current") in watch
-                            or any(("var", v.name) in watch for v in self.var_defs if v.reset == "turn")
-                            or any(("pvar", v.name) in watch for v in self.pvar_defs if v.reset == "turn"))
+                            or any(("var", self.var_defs[slot].name) in watch for slot, _ in self._turn_resets))
         if match.winners is not None:
             self._winners = _bind_empty(compile_list(match.winners, self))
         else:
