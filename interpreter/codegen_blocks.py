@@ -36,11 +36,12 @@ from .effects import (
     compile_block_closure,
     compile_simple,
     event_size,
+    may_nest,
     rule_failure,
     splice_constant_ifs,
 )
 from .errors import RuleError
-from .expressions import compile_expr, compile_list, is_const, json_converter, same_value, type_of
+from .expressions import compile_expr, compile_list, is_const, json_converter, list_difference, same_value, type_of
 from .frames import enter_block
 from .state import draw_top, move_card, move_cards, move_piece
 
@@ -54,7 +55,6 @@ CLOSURE_STATEMENTS = {
     "Place": "finds the player's next piece off the board",
     "Next": "rare (once a turn at most), and one call",
     "Repeat": "a bounded loop with its own error when the bound is reached",
-    "While": "a bounded loop with its own error when the bound is reached",
     "Choose": "never runs in line: a choice is a frame code (flow.ChooseCode)",
 }
 
@@ -337,13 +337,47 @@ class _Statements:
         w.scope = scope
         return True
 
+    def s_While(self, stmt: A.While, indent: int) -> bool:
+        """``effects.s_While`` in line: each pass pays a unit and tests the condition, at
+        most the bound's number of times; after the last, a condition still true is an
+        error. The condition's errors are reported at the `while`, as its closure's are."""
+        w = self.w
+        limit = stmt.max or self.L.loop_limit
+        span = w.name_of(stmt.span)
+        body = splice_constant_ifs(stmt.body.stmts, self.L)
+        at = w.temp()
+        spans = len(self.spans)
+        self.put(indent, f"{at} = _n")
+        self.put(indent, f"for {w.temp()} in range({limit!r}):")
+        self.put(indent + 1, "s.ops -= 1")
+        self.put(indent + 1, "if s.ops < 0:")
+        self.put(indent + 2, f"_ov(s, {span})")
+        restore = len(self._lines)
+        self.put(indent + 1, f"if not {self.truth(stmt.cond)}:")
+        self.put(indent + 2, "break")
+        if binds_names(stmt.body):
+            self.put(indent + 1, w.call(compile_block_closure(stmt.body, self.L)))
+        else:
+            self.branch(body, indent + 1)
+        self.put(indent, "else:")
+        if len(self.spans) > spans:
+            # the body records the positions of its statements: the condition's are the `while`'s
+            self._lines.insert(restore, "    " * (indent + 1) + f"_n = {at}")
+            self.put(indent + 1, f"_n = {at}")
+        message = w.name_of(f"`while` ran {limit} times and its condition still holds")
+        self.put(indent + 1, f"if {self.truth(stmt.cond)}:")
+        self.put(indent + 2, f"_fail({message}, {span})")
+        return True
+
     def s_Assign(self, stmt: A.Assign, indent: int) -> bool:
         L = self.L
         target = stmt.target
         ref = L.info.ref(target)
         t = type_of(stmt.value, L)
+        if T.is_list(t) and ref.kind == "var" and not may_nest(t):
+            return self.assign_list(stmt, indent)
         if t not in (T.INT, T.BOOL, T.PLAYER, T.CARD, T.CELL, T.PIECE, T.STR) or (t == T.STR and stmt.op != "="):
-            return False  # lists, numbers that may grow, nested values: the closure checks their size
+            return False  # numbers that may grow, nested values: the closure checks their size
         if t in (T.PLAYER, T.CARD, T.CELL, T.PIECE, T.BOOL) and stmt.op != "=":
             return False
         op = {"=": "=", "+=": "+=", "-=": "-="}[stmt.op]
@@ -363,6 +397,26 @@ class _Statements:
         else:
             return False
         if _marks(L, key):
+            self.put(indent, "s.dirty = True")
+        return True
+
+    def assign_list(self, stmt: A.Assign, indent: int) -> bool:
+        """A variable set to, grown by or cut by a flat list (``effects._assign``): a long
+        list is paid for, a grown one checked against the size limits."""
+        w = self.w
+        span = w.name_of(stmt.span)
+        slot = f"s.g[{self.L.var_slots[stmt.target.id]!r}]"
+        xs = w.temp()
+        self.put(indent, f"{xs} = {self.value(stmt.value)}")
+        self.put(indent, f"if len({xs}) > {SMALL!r}:")
+        self.put(indent + 1, f"{w.name_of(spend)}(s, len({xs}), {span})")
+        if stmt.op == "=":
+            self.put(indent, f"{slot} = list({xs})")
+        elif stmt.op == "+=":
+            self.put(indent, f"{slot} = _cg(s, {slot} + list({xs}), _lim, {span})")
+        else:
+            self.put(indent, f"{slot} = {w.name_of(list_difference)}(s, {slot}, list({xs}), {span})")
+        if _marks(self.L, ("var", stmt.target.id)):
             self.put(indent, "s.dirty = True")
         return True
 

@@ -401,7 +401,7 @@ def _assign(node: A.Assign, L: Any) -> Stmt:
             return list(xs)
 
     limits = L.limits
-    if _may_nest(type_of(node.value, L)):
+    if may_nest(type_of(node.value, L)):
         unchecked = value
 
         def value(s: Any, e: dict) -> Any:
@@ -520,7 +520,7 @@ def _assign_item(node: A.Assign, L: Any, value: Fn, grows: bool) -> Stmt:
     op = node.op
     limits = L.limits
     span = node.span
-    nested = _may_nest(type_of(node.value, L))
+    nested = may_nest(type_of(node.value, L))
 
     def set_item(s: Any, e: dict) -> None:
         xs = s.g[slot]
@@ -610,7 +610,7 @@ def event_size(node: A.Emit, L: Any) -> EventSize:
             fixed += measure
         else:
             sized.append((k, measure))
-    return EventSize(any(_may_nest(type_of(v, L)) for _, v in node.fields), sized, fixed)
+    return EventSize(any(may_nest(type_of(v, L)) for _, v in node.fields), sized, fixed)
 
 
 def s_Emit(node: A.Emit, L: Any) -> Stmt:
@@ -663,10 +663,10 @@ def _units_of(t: str, L: Any) -> int | Callable[[Any], int]:
     return value_units
 
 
-def _may_nest(t: str) -> bool:
+def may_nest(t: str) -> bool:
     """Values of this static type may hold lists inside lists (shared, so small in memory
     but huge once written out)."""
-    return t == T.ANY or (T.is_list(t) and _may_nest(T.elem(t)))
+    return t == T.ANY or (T.is_list(t) and may_nest(T.elem(t)))
 
 
 def check_stored(s: Any, value: Any, limits: Any, span: Any) -> None:

@@ -41,11 +41,11 @@ STATE_ATTRS = frozenset({"zones", "loc", "face", "shuffled", "g", "pv", "score",
                          "dirty", "in_play", "pending"})
 # the keywords of the statements and expressions the generator writes
 KEYWORDS = frozenset({"def", "return", "if", "elif", "else", "for", "in", "not", "and", "or", "is", "None", "True",
-                      "False", "try", "except", "raise", "from", "as", "pass", "continue"})
+                      "False", "try", "except", "raise", "from", "as", "pass", "continue", "break"})
 # keywords of what is not allowed, by the syntax they write
 _REFUSED = {"import": "Import", "lambda": "Lambda", "global": "Global", "nonlocal": "Nonlocal", "class": "ClassDef",
             "with": "With", "while": "While", "yield": "Yield", "await": "Await", "async": "AsyncFunctionDef",
-            "del": "Delete", "assert": "Assert", "break": "Break", "finally": "Try with finally"}
+            "del": "Delete", "assert": "Assert", "finally": "Try with finally"}
 # a token: a word, a whole number, an operator the generator writes, or any other single character
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|:=|==|!=|<=|>=|//|\*\*|->|<<|>>|[-+*/%<>=]=|\S")
 _OPERATORS = frozenset({"(", ")", "[", "]", "{", "}", ":", ",", ".", "=", ":=", "==", "!=", "<", "<=", ">", ">=",

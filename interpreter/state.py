@@ -413,6 +413,19 @@ def move_cards(s: State, cards: list, dst: int, face: int, bottom: bool = False)
     faces = s.face
     watched = s.game.watched_zones
     target = zones[dst]
+    if cards and not bottom:
+        src = loc[cards[0]]
+        if src >= 0 and src != dst and zones[src] == cards:
+            # all of one zone, in its order (`move all`): the same end as one card at a time
+            for card in cards:
+                loc[card] = dst
+                faces[card] = face
+            target.extend(cards)
+            zones[src].clear()  # after: ``cards`` may be that very list
+            s.shuffled[src] = False
+            if watched[src] or watched[dst]:
+                s.dirty = True
+            return
     dirty = False
     for card in cards:
         src = loc[card]

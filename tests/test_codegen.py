@@ -310,6 +310,45 @@ _RANGE_SPEC = _one_action_spec("game: {name: Counter, players: 2}", """\
     - p.score = sum(k for k in range(1, n + 1))
 - end game""", 'match:\n  returns: {value: "p.score", min: 0, max: 5050}')
 
+_LISTS_SPEC = _one_action_spec("""\
+game: {name: Lists, players: 2}
+variables:
+  xs: {type: players, initial: []}""", """\
+- xs = [p for p in players]
+- for: k in range(1, N)
+  do: [xs += xs]
+- xs -= [player(0)]
+- xs += [player(1)]
+- for: p in players
+  do:
+    - p.score = count(xs)
+- end game""", 'match:\n  returns: {value: "p.score", min: 0, max: 2000000}')
+
+
+@pytest.mark.parametrize("n, message", [
+    ("2", None),
+    ("11", None),
+    ("30", "this rule ran away"),
+])
+def test_a_list_variable_set_in_line_pays_and_grows_as_in_the_closure_engine(tmp_path, monkeypatch, n, message):
+    """A variable set to, grown by and cut by lists in generated code: the same list, the same
+    cost (long lists are paid for) and the same error at the same statement past the list limit."""
+    spec = tmp_path / "lists.yaml"
+    spec.write_text(_LISTS_SPEC.replace("N", n))
+    (on, on_error), (off, off_error) = _first_action_in_each_engine(
+        monkeypatch, spec, lambda game: any("_lim, " in unit.source and "list(_t" in unit.source
+                                            for unit in game.link.codegen.units))
+    for state, error in ((on, on_error), (off, off_error)):
+        if message is None:
+            assert error is None
+            # 2 players doubled n - 1 times, less player(0)'s half, and one more
+            assert state.returns()[0] == 2 ** (int(n) - 1) + 1
+        else:
+            assert isinstance(error, interpreter.BudgetError) and message in str(error)
+            assert _position(error) == _where(_LISTS_SPEC, "xs += xs")
+    assert (on.to_json(), on.ops) == (off.to_json(), off.ops)
+
+
 _VERSIONS_SPEC = _one_action_spec("""\
 game: {name: Versions, players: 2}
 define:
@@ -625,6 +664,22 @@ _FAILING_TURNS = {
           do:
             - current.score += 1
             - current.score += 2
+    - end game""",
+    # a `while` written in line: its condition failing on the second pass, after the body's
+    # statements recorded their positions, is the `while`'s failure; a bound reached is its error
+    "a while condition failing on the second pass": """\
+    - while: cell(0, current.score * 5).row < 1
+      max: 5
+      do:
+        - current.score += 1
+        - current.score += 2
+    - end game""",
+    "a while past its bound": """\
+    - while: current.score < 100
+      max: 3
+      do:
+        - current.score += 1
+        - current.score += 0
     - end game""",
 }
 
