@@ -96,18 +96,19 @@ def event_units(event: dict) -> int:
 
 
 def _units(value: Any) -> int:
-    units = 0
+    """One unit for the list or dict and for each item inside, at any depth; a text one more
+    per 16 characters (iterative: a value may be nested deeper than Python's recursion)."""
+    units = 1
     todo = [value]
     while todo:
         v = todo.pop()
-        units += 1
-        t = type(v)
-        if t is list:
-            todo.extend(v)
-        elif t is dict:
-            todo.extend(v.values())
-        elif t is str:
-            units += len(v) >> 4
+        for item in (v if type(v) is list else v.values()):
+            units += 1
+            t = type(item)
+            if t is str:
+                units += len(item) >> 4
+            elif t is list or t is dict:
+                todo.append(item)
     return units
 
 

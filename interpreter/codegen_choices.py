@@ -184,9 +184,7 @@ def _choice_resolve(gen: Codegen, code: Any, push: Any) -> Any:
             elif kind == "literal":
                 lines.append(f"        e[{key}] = {w.name_of(data)}[{digit}]")
             else:
-                items, filt, kind_of = data
-                lines.append(f"        _cd(s, e, {key}, {w.name_of(items)}, {w.name_of(filt) if filt else 'None'}, "
-                             f"{w.name_of(kind_of)}, {digit}, {w.name_of(alt.span)})")
+                lines += _bind_card_lines(w, alt, i, key, digit, data)
             if i < last:
                 lines.append(f"        _q = _q % {stride!r}")
         if alt.body_fn is not None:
@@ -196,6 +194,24 @@ def _choice_resolve(gen: Codegen, code: Any, push: Any) -> Any:
         lines.append("        return")
     lines.append(f"    _fail({w.name_of('internal: the action belongs to no alternative')}, {w.name_of(code.span)})")
     return gen.load(f"r{len(gen.units)}", lines, {"_fail": _fail, "_cd": bind_card, **w.names}, "_r")
+
+
+def _bind_card_lines(w: _Writer, alt: Any, i: int, key: str, digit: str, data: Any) -> list[str]:
+    """``bind_card`` in line: the first card of the kind among the parameter's collection
+    (written as the collector writes it), that passes the filter. When Python raises there,
+    or no card is found, ``bind_card`` itself binds it or raises as it words it."""
+    items, filt, kind_of = data
+    reference = (f"_cd(s, e, {key}, {w.name_of(items)}, {w.name_of(filt) if filt else 'None'}, "
+                 f"{w.name_of(kind_of)}, {digit}, {w.name_of(alt.span)})")
+    source = w.listing(alt.source[0][i][1])
+    kind, card = w.temp(), w.temp()
+    lines = [f"        {kind} = {digit}", "        try:", f"            for {card} in {source}:",
+             f"                if {w.name_of(kind_of)}[{card}] == {kind}:", f"                    e[{key}] = {card}"]
+    if filt is not None:
+        lines += [f"                    if not {w.name_of(filt)}(s, e):", "                        continue"]
+    lines += ["                    break", "            else:", f"                {reference}",
+              "        except _errs:", f"            {reference}"]
+    return lines
 
 
 def bind_card(s: Any, env: dict, var: str, items: Any, filt: Any, kind_of: Any, digit: int, span: Any) -> None:

@@ -43,7 +43,7 @@ from .effects import (
 )
 from .errors import BudgetError, RuleError
 from .expressions import compile_expr, compile_list, env_of_args, text_of_type, type_of
-from .frames import MAX_FRAMES, ProcedureEntry, enter_block, enter_call
+from .frames import MAX_FRAMES, enter_block, enter_call, procedure_entry
 from .state import CHANCE, Pending, State, move_card
 
 __all__ = ["run", "resolve", "compile_flow", "fill_block", "waits", "BlockCode", "MAX_FRAMES"]
@@ -87,7 +87,7 @@ def _run(s: State) -> None:
             code.step(s, frame)
             # blocks check after each of their statements; other steps (a turn starting,
             # a draw) are checked here
-            if check is not None and s.dirty and type(code) is not BlockCode and s.pending is None and s.in_play:
+            if s.dirty and check is not None and type(code) is not BlockCode and s.pending is None and s.in_play:
                 s.dirty = False
                 if check(s):
                     unwind(s, "round")
@@ -959,7 +959,7 @@ def compile_waiting_call(node: A.CallProc, L: Any) -> Callable[[State, dict], No
     if L.info.ref(target).kind == "proc":
         name = target.id
         params = L.procs[name].params
-        entry = ProcedureEntry(lambda: L.codes[L.proc_code(name)], node.span)
+        entry = procedure_entry(lambda: L.codes[L.proc_code(name)], node.span)
         bound = env_of_args(params, args)
 
         def call(s: State, env: dict) -> None:

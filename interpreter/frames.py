@@ -8,11 +8,12 @@ and the generated steps of blocks (``codegen_blocks``) enter blocks through here
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from .errors import BudgetError
 
-__all__ = ["MAX_FRAMES", "DIRECT_DEPTH", "Steppable", "enter_block", "enter_call", "ProcedureEntry"]
+__all__ = ["MAX_FRAMES", "DIRECT_DEPTH", "Steppable", "enter_block", "enter_call", "procedure_entry"]
 
 MAX_FRAMES = 10_000  # frames on the stack at once
 DIRECT_DEPTH = 64  # frames on the stack up to which an entered block is stepped at once (enter_block)
@@ -46,26 +47,23 @@ def enter_call(s: Any, code: Steppable, env: dict, span: Any) -> None:
         code.step(s, frame)
 
 
-class ProcedureEntry:
+def procedure_entry(find: Callable[[], Steppable], span: Any) -> Callable[[Any, dict], None]:
     """A call of a procedure that can wait, given the env of its parameters: its body's code
     is found at the first call (procedures may call each other, so it may not exist yet when
-    the call is compiled)."""
+    the call is compiled). A plain function, not an object with ``__call__``: this runs for
+    every call of such a procedure, and Python calls a function faster."""
+    code: Steppable | None = None
 
-    __slots__ = ("find", "span", "code")
-
-    def __init__(self, find: Any, span: Any):
-        self.find = find  # () -> the body's code
-        self.span = span
-        self.code: Steppable | None = None
-
-    def __call__(self, s: Any, env: dict) -> None:
-        code = self.code
+    def call(s: Any, env: dict) -> None:
+        nonlocal code
         if code is None:
-            code = self.code = self.find()
-        stack = s.stack  # enter_call, in line: this runs for every call of such a procedure
+            code = find()
+        stack = s.stack  # enter_call, in line
         if len(stack) >= MAX_FRAMES:
-            enter_call(s, code, env, self.span)  # raises
+            enter_call(s, code, env, span)  # raises
         frame = [code.index, 0, env]
         stack.append(frame)
         if len(stack) <= DIRECT_DEPTH:
             code.step(s, frame)
+
+    return call
