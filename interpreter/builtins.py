@@ -136,14 +136,6 @@ def unknown_order(what: str) -> str:
     return f"{what} of a shuffled zone is not known: draw from it instead"
 
 
-def zone_end(s: Any, z: int, end: int, message: str, span: Any) -> Any:
-    """The card at ``end`` of zone ``z`` (-1 the top, 0 the bottom), none when it is empty."""
-    if s.shuffled[z]:
-        raise RuleError(message, span)
-    cards = s.zones[z]
-    return cards[end] if cards else None
-
-
 def _zone_pick(node: A.Call, L: Any, pick: Callable[[list, int], Any], what: str) -> Fn:
     zone = compile_expr(node.args[0], L)
     depth = compile_expr(node.args[1], L) if len(node.args) > 1 else _const(0)

@@ -34,7 +34,7 @@ from rulespec import types as T
 
 from .budget import _BIG_INT as _BIG
 from .budget import SMALL, check_grown, overrun
-from .builtins import slides_any, slides_of, slides_rays, unknown_order, whole_numbers, zone_end
+from .builtins import slides_any, slides_of, slides_rays, unknown_order, whole_numbers
 from .errors import RuleError
 from .expressions import (
     Fn,
@@ -140,7 +140,7 @@ class Codegen:
         self._defines: dict[tuple[str, tuple[tuple[int, int], ...]], Callable[..., Any] | None] = {}
         self.generate_block: Callable[[Codegen, Any, bool], Any] | None = None  # installed by the link
         self._helpers: dict[str, Any] = {
-            "_ch": _charge, "_ck": _charge_kept, "_sl": slides_of, "_sa": slides_any, "_ze": zone_end, "_wi": _within,
+            "_ch": _charge, "_ck": _charge_kept, "_sl": slides_of, "_sa": slides_any, "_wi": _within,
             "_cg": check_grown, "_ov": overrun, "_rg": whole_numbers,
             "_ld": list_difference, "_mx": _extreme(max), "_mn": _extreme(min),
             "_ax": _arg(max), "_an": _arg(min), "_dv": distinct_values, "_lim": L.limits, "_errs": _ERRORS,
@@ -688,9 +688,13 @@ class _Writer:
             first, xs = self.held(self.expr(args[0]))
             return f"({xs}[{0 if func == 'first' else -1!r}] if {first} else None)"
         if func in ("top", "bottom") and len(args) == 1:
+            # the card at that end of the zone, none when it is empty; a shuffled zone's order is unknown
             what = unknown_order("the top card" if func == "top" else "the bottom card")
-            return (f"_ze(s, {self.expr(args[0])}, {-1 if func == 'top' else 0!r}, {self.name_of(what)}, "
-                    f"{self.name_of(node.span)})")
+            code = self.expr(args[0])
+            zone, z = (code, code) if _SIMPLE.match(code) else self.held(code)
+            cards = self.temp()
+            return (f"(_fail({self.name_of(what)}, {self.name_of(node.span)}) if s.shuffled[{zone}] else "
+                    f"({cards}[{-1 if func == 'top' else 0!r}] if ({cards} := s.zones[{z}]) else None))")
         if func == "slides":  # (its closure, compiled first, checked that the keywords are constants)
             rays, steps = slides_rays(node, L)
             return f"_sl(s, {self.expr(args[0])}, {self.name_of(rays)}, {steps!r})"

@@ -349,6 +349,41 @@ def test_a_list_variable_set_in_line_pays_and_grows_as_in_the_closure_engine(tmp
     assert (on.to_json(), on.ops) == (off.to_json(), off.ops)
 
 
+_ENDS_SPEC = _one_action_spec("""\
+game: {name: Ends, players: 2}
+cards:
+  name: "{value}"
+  list:
+    - family: {value: "1..5"}
+zones:
+  deck: {visibility: public}
+  out: {visibility: public}""", """\
+- for: p in players
+  do:
+    - p.score = top(deck).value * 10 + bottom(deck).value
+- move all deck to out
+- current.score += 0 if bottom(deck) == none and top(deck) == none else 1
+- end game""", 'match:\n  setup: [move all cards to deck, SHUFFLE]\n  returns: {value: "p.score", min: 0, max: 100}')
+
+
+@pytest.mark.parametrize("shuffle", ["shuffle out", "shuffle deck"])
+def test_top_and_bottom_in_line_read_as_the_closure_engine(tmp_path, monkeypatch, shuffle):
+    """`top(zone)` and `bottom(zone)` written in line: the same cards (none for an empty zone),
+    and a shuffled zone's end is the closure engine's error at the same place."""
+    spec = tmp_path / "ends.yaml"
+    spec.write_text(_ENDS_SPEC.replace("SHUFFLE", shuffle))
+    (on, on_error), (off, off_error) = _first_action_in_each_engine(
+        monkeypatch, spec, lambda game: any("if s.shuffled[" in unit.source for unit in game.link.codegen.units))
+    for state, error in ((on, on_error), (off, off_error)):
+        if shuffle == "shuffle out":
+            assert error is None
+            assert state.returns()[0] == 5 * 10 + 1  # the last card moved is on top, the first at the bottom
+        else:
+            assert isinstance(error, interpreter.RuleError) and "the top card of a shuffled zone" in str(error)
+            assert _position(error) == _where(_ENDS_SPEC, "top(deck).value")
+    assert (on.to_json(), on.ops) == (off.to_json(), off.ops)
+
+
 _VERSIONS_SPEC = _one_action_spec("""\
 game: {name: Versions, players: 2}
 define:
