@@ -874,25 +874,49 @@ def bindings_iterator(bindings: A.Bindings, L: Any) -> Callable[[Any, dict], lis
              for b in bindings.items]
     span = bindings.span
     last = len(loops) - 1
+    if not last:
+        return _single_assignments(*loops[0], span)
 
     def assignments(s: Any, e: dict) -> list[dict]:
         out: list[dict] = []
+        _walk_bindings(s, loops, span, 0, dict(e), out)
+        return out
 
-        def walk(depth: int, env: dict) -> None:
-            if depth == len(loops):
+    return assignments
+
+
+def _walk_bindings(s: Any, loops: list[tuple[str, Any, Any]], span: Any, depth: int, env: dict, out: list) -> None:
+    """The assignments from binding ``depth`` on, added to ``out`` (a function of the module,
+    not a closure made per call: a closure calling itself is a cycle only the GC frees)."""
+    if depth == len(loops):
+        out.append(dict(env))
+        return
+    var, items, cond = loops[depth]
+    xs = list(items(s, env))
+    s.ops -= len(xs) if depth < len(loops) - 1 else 4 * len(xs)  # each assignment made is a dict kept
+    if s.ops < 0:
+        overrun(s, span)
+    for x in xs:
+        env[var] = x
+        if cond is None or cond(s, env):
+            _walk_bindings(s, loops, span, depth + 1, env, out)
+
+
+def _single_assignments(var: str, items: Callable[[Any, dict], Any], cond: Callable[[Any, dict], Any] | None,
+                        span: Any) -> Callable[[Any, dict], list[dict]]:
+    """``bindings_iterator`` of one binding (the common case): the same envs at the same cost,
+    without the walk through levels."""
+    def assignments(s: Any, e: dict) -> list[dict]:
+        xs = list(items(s, e))
+        s.ops -= 4 * len(xs)  # each assignment made is a dict kept
+        if s.ops < 0:
+            overrun(s, span)
+        out: list[dict] = []
+        env = dict(e)
+        for x in xs:
+            env[var] = x
+            if cond is None or cond(s, env):
                 out.append(dict(env))
-                return
-            var, items, cond = loops[depth]
-            xs = list(items(s, env))
-            s.ops -= len(xs) if depth < last else 4 * len(xs)  # each assignment made is a dict kept
-            if s.ops < 0:
-                overrun(s, span)
-            for x in xs:
-                env[var] = x
-                if cond is None or cond(s, env):
-                    walk(depth + 1, env)
-
-        walk(0, dict(e))
         return out
 
     return assignments
