@@ -65,6 +65,15 @@ class Board:
             out.append(tuple(cell_rays))
         return tuple(out)
 
+    def rays_within(self, dirs: str, steps: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
+        """``rays[dirs]`` cut to their first ``steps`` cells, empty rays left out (a slide of
+        at most ``steps``: the cells it may reach, found once per link, not counted per move)."""
+        rays = self.rays[dirs]
+        if steps >= self.longest:
+            return rays
+        steps = max(steps, 0)
+        return tuple(tuple(ray[:steps] for ray in cell_rays if steps) for cell_rays in rays)
+
     def windows(self, n: int) -> tuple[tuple[int, ...], ...]:
         """Every straight run of n cells (rows, columns, both diagonals)."""
         if n < 0 or n > self.longest:

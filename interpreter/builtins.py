@@ -263,51 +263,49 @@ def b_slides(node: A.Call, L: Any) -> Fn:
         raise RuleError(f"slides(dirs=...) must be orthogonal, diagonal or all, not {dirs!r}", node.span)
     if "max" in kwargs and not is_const(kwargs["max"]):
         raise RuleError("slides(max=...) must be a constant", node.span)
-    rays, steps = slides_rays(node, L)
+    rays = slides_rays(node, L)
     name = local_name(piece)
 
     def slides(s: Any, e: dict) -> list:
-        return slides_of(s, e[name] if name is not None else piece(s, e), rays, steps)
+        return slides_of(s, e[name] if name is not None else piece(s, e), rays)
 
     return slides
 
 
-def slides_rays(node: A.Call, L: Any) -> tuple[Any, int]:
-    """The rays and the longest move of a `slides(x, dirs=..., max=...)` call whose keywords
-    ``b_slides`` checked are constants (the closure and the generated code both read them here)."""
+def slides_rays(node: A.Call, L: Any) -> Any:
+    """The rays of a `slides(x, dirs=..., max=...)` call whose keywords ``b_slides`` checked
+    are constants, each cut to the longest move (the closure and the generated code both read them here)."""
     kwargs = dict(node.kwargs)
     dirs = const_value(compile_expr(kwargs["dirs"], L)) if "dirs" in kwargs else "orthogonal"
     steps = const_value(compile_expr(kwargs["max"], L)) if "max" in kwargs else 10**9
-    return L.board.rays[dirs], steps
+    return L.board.rays_within(dirs, steps)
 
 
-def slides_any(s: Any, piece: int, rays: Any, steps: int) -> bool:
-    """``slides_of(...)`` is not empty: some ray's first cell is free (and a move may be one step)."""
+def slides_any(s: Any, piece: int, rays: Any) -> bool:
+    """``slides_of(...)`` is not empty: some ray's first cell is free."""
     at = s.piece_cell[piece]
-    if at < 0 or steps < 1:
+    if at < 0:
         return False
     occupied = s.cell_piece
     for ray in rays[at]:
-        if ray and occupied[ray[0]] < 0:
+        if occupied[ray[0]] < 0:
             return True
     return False
 
 
-def slides_of(s: Any, piece: int, rays: Any, steps: int) -> list:
+def slides_of(s: Any, piece: int, rays: Any) -> list:
     """The cells a piece can slide to along ``rays`` (from each cell, the cells in order
-    outwards), at most ``steps`` along each, stopping before any piece."""
+    outwards, as far as the move may go: ``Board.rays_within``), stopping before any piece."""
     at = s.piece_cell[piece]
     if at < 0:
         return []
     occupied = s.cell_piece
     out = []
     for ray in rays[at]:
-        k = 0
         for c in ray:
-            if occupied[c] >= 0 or k >= steps:
+            if occupied[c] >= 0:
                 break
             out.append(c)
-            k += 1
     return out
 
 

@@ -538,8 +538,7 @@ class _Writer:
         inner = left.args[0]
         if not (isinstance(inner, A.Call) and inner.func == "slides" and L.info.ref(inner).kind == "builtin"):
             return None
-        rays, steps = slides_rays(inner, L)
-        code = f"_sa(s, {self.expr(inner.args[0])}, {self.name_of(rays)}, {steps!r})"
+        code = f"_sa(s, {self.expr(inner.args[0])}, {self.name_of(slides_rays(inner, L))})"
         return f"(not {code})" if node.op == "==" else code
 
     def grown(self, code: str, t: str, span: Any) -> str:
@@ -696,8 +695,7 @@ class _Writer:
             return (f"(_fail({self.name_of(what)}, {self.name_of(node.span)}) if s.shuffled[{zone}] else "
                     f"({cards}[{-1 if func == 'top' else 0!r}] if ({cards} := s.zones[{z}]) else None))")
         if func == "slides":  # (its closure, compiled first, checked that the keywords are constants)
-            rays, steps = slides_rays(node, L)
-            return f"_sl(s, {self.expr(args[0])}, {self.name_of(rays)}, {steps!r})"
+            return f"_sl(s, {self.expr(args[0])}, {self.name_of(slides_rays(node, L))})"
         if func == "range":
             a, b = (self.expr(arg) for arg in args)
             if _WHOLE.match(a) and _WHOLE.match(b) and int(b) - int(a) <= SMALL:

@@ -733,7 +733,8 @@ def test_generated_code_fails_where_and_as_the_closures_fail(case, monkeypatch):
 
 def test_a_piece_can_slide_exactly_when_it_has_slides():
     """`count(slides(x)) > 0` is generated as `slides_any` (the first cell of each ray): on
-    random boards it agrees with the list of slides, whatever the directions and the longest move."""
+    random boards it agrees with the list of slides, whatever the directions and the longest move;
+    and the slides along rays cut to the longest move are those counted step by step."""
     from interpreter.builtins import slides_any, slides_of
 
     game = interpreter.load_game(str(GAMES / "highhand.yaml"), players=4)
@@ -747,10 +748,24 @@ def test_a_piece_can_slide_exactly_when_it_has_slides():
             state.piece_cell[piece] = cell
             state.cell_piece[cell] = piece
         for dirs, rays in board.rays.items():
-            for steps in (0, 1, 2, 10**9):
+            for steps in (0, 1, 2, 3, 5, 10**9):
+                within = board.rays_within(dirs, steps)
                 for piece in range(len(cells)):
-                    assert slides_any(state, piece, rays, steps) == (len(slides_of(state, piece, rays, steps)) > 0), \
-                        (dirs, steps, cells, piece)
+                    found = slides_of(state, piece, within)
+                    assert found == _slides_counted(state, piece, rays, steps), (dirs, steps, cells, piece)
+                    assert slides_any(state, piece, within) == (len(found) > 0), (dirs, steps, cells, piece)
+
+
+def _slides_counted(state: Any, piece: int, rays: Any, steps: int) -> list:
+    """The slides by their definition: along each whole ray, a step at a time, at most ``steps``."""
+    at = state.piece_cell[piece]
+    out: list = []
+    for ray in rays[at] if at >= 0 else ():
+        for k, c in enumerate(ray):
+            if k >= steps or state.cell_piece[c] >= 0:
+                break
+            out.append(c)
+    return out
 
 
 _EMITTING = """\
