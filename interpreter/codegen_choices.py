@@ -57,9 +57,7 @@ def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: 
     if not rest:
         # (`0 + x` too: a missing value, none, fails there as in the reference, and is never an id)
         encoded = f"{alt.offset!r} + {_encode(w, x, table0, stride0)}"
-        if filter0 is None and ":=" not in source0:  # (no assignment expression in a comprehension's iterable)
-            put(depth, f"_ids.update([{encoded} for {x} in {source0}])")
-        elif filter0 is None:
+        if filter0 is None:
             put(depth, f"for {x} in {source0}:")
             put(depth + 1, f"_add({encoded})")
         else:
