@@ -661,7 +661,11 @@ class _Writer:
                      "seats_from": [[(i + k) % n for k in range(n)] for i in range(n)]}[func]
             return f"{self.name_of(table)}[{self.expr(args[0])}]"
         if func == "count":
-            return f"len({self.listing(args[0])})"
+            inner = args[0]
+            if isinstance(inner, A.Call) and inner.func == "empty_cells" and L.info.ref(inner).kind == "builtin":
+                # an empty cell holds -1 (a state's cells hold -1 or a piece: state_check): counted in C
+                return f"{self.name_of(list.count)}(s.cell_piece, -1)"
+            return f"len({self.listing(inner)})"
         if func == "piece_at":
             first, c = self.held(self.expr(args[0]))
             x = self.temp()
