@@ -307,7 +307,8 @@ class _Statements:
             names.append(x)
             keys.append(w.name_of(binding.var))
             charge = "_ck" if depth == last else "_ch"
-            clause = f"for {x} in {charge}(s, {source}, {span})"
+            charged = f"{charge}(s, {source}, {span})"
+            clause = f"for {x} in {charged}"
             if binding.cond is not None:
                 clause += f" if {w.expr(binding.cond)}"
             clauses.append(clause)
@@ -317,7 +318,10 @@ class _Statements:
         by_env = f"{each}[{fallback}]" if fallback else f"({', '.join(f'{each}[{k}]' for k in keys)})"
         self.put(indent, f"{ops} = s.ops")
         self.put(indent, "try:")
-        self.put(indent + 1, f"{found} = [{element} {' '.join(clauses)}]")
+        if len(items) == 1 and items[0].cond is None:  # a copy: no comprehension (each makes a function)
+            self.put(indent + 1, f"{found} = list({charged})")
+        else:
+            self.put(indent + 1, f"{found} = [{element} {' '.join(clauses)}]")
         self.put(indent, "except _errs:")
         self.put(indent + 1, f"s.ops = {ops}")  # the reference pays again, from where the step stood
         self.put(indent + 1, f"{found} = [{by_env} for {each} in {env}]")
