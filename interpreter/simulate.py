@@ -227,13 +227,15 @@ def tally_counts(records: Sequence[MatchRecord], tally: Tally) -> None:
             record.counts = None
 
 
-def _worker_main(conn: Any, path: str, players: int, options: dict[str, Any], root: str | None) -> None:
-    """A worker process: load the game, then play the chunks of matches it is sent, in order."""
+def _worker_main(conn: Any, path: str, players: int, options: dict[str, Any], root: str | None,
+                 forked: Game | None = None) -> None:
+    """A worker process: load the game (or use the parent's, when the process is its fork),
+    then play the chunks of matches it is sent, in order."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     number = None
     try:
         try:
-            game = load_game(path, players=players, options=options, root=root)
+            game = forked if forked is not None else load_game(path, players=players, options=options, root=root)
             counter = MatchCounter(game)
             while True:
                 item = conn.recv()
@@ -277,10 +279,13 @@ class _Workers:
     SIGINT; the parent turns Ctrl-C into one KeyboardInterrupt and stops them.
     """
 
-    def __init__(self, jobs: int, path: str, players: int, options: dict[str, Any], root: str | None):
+    def __init__(self, jobs: int, path: str, players: int, options: dict[str, Any], root: str | None,
+                 game: Game | None = None):
         import multiprocessing
 
         ctx = multiprocessing.get_context()
+        # a forked worker has the parent's game, loaded and linked already (a spawned one loads its own)
+        forked = game if ctx.get_start_method() == "fork" else None
         self.procs: list[Any] = []
         self.conns: list[Any] = []
         interrupted: list[int] = []
@@ -289,7 +294,7 @@ class _Workers:
         try:
             for _ in range(jobs):
                 parent_end, child_end = ctx.Pipe()
-                proc = ctx.Process(target=_worker_main, args=(child_end, path, players, options, root),
+                proc = ctx.Process(target=_worker_main, args=(child_end, path, players, options, root, forked),
                                    daemon=True)
                 proc.start()
                 child_end.close()
@@ -420,7 +425,7 @@ def simulate(path: str, games: int, agents: Sequence[str] | None = None, players
         if chunk:
             yield chunk
 
-    workers = _Workers(jobs, path, n, dict(game.options), root)
+    workers = _Workers(jobs, path, n, dict(game.options), root, game)
     finished = False
     try:
         for records, tally in workers.run(chunks()):
