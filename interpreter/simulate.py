@@ -284,7 +284,7 @@ class _Workers:
         import multiprocessing
 
         ctx = multiprocessing.get_context()
-        # a forked worker has the parent's game, loaded and linked already (a spawned one loads its own)
+        # a forked worker has the parent's game, loaded and linked already (a fresh interpreter loads its own)
         forked = game if ctx.get_start_method() == "fork" else None
         self.procs: list[Any] = []
         self.conns: list[Any] = []
