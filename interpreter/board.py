@@ -71,8 +71,9 @@ class Board:
         rays = self.rays[dirs]
         if steps >= self.longest:
             return rays
-        steps = max(steps, 0)
-        return tuple(tuple(ray[:steps] for ray in cell_rays if steps) for cell_rays in rays)
+        if steps < 1:
+            return tuple(() for _ in rays)
+        return tuple(tuple(ray[:steps] for ray in cell_rays) for cell_rays in rays)
 
     def windows(self, n: int) -> tuple[tuple[int, ...], ...]:
         """Every straight run of n cells (rows, columns, both diagonals)."""

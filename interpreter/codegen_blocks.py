@@ -43,7 +43,7 @@ from .effects import (
 from .errors import RuleError
 from .expressions import compile_expr, compile_list, is_const, json_converter, list_difference, same_value, type_of
 from .frames import enter_block
-from .state import draw_top, move_card, move_cards, move_piece
+from .state import draw_top, move_card, move_cards, move_piece, move_zone
 
 __all__ = ["generate_block", "generate_block_step", "hand_back", "has_own_errors", "CLOSURE_STATEMENTS"]
 
@@ -454,8 +454,9 @@ class _Statements:
         return True
 
     def move_all(self, stmt: A.Move, what_type: str, indent: int) -> None:
-        """As ``effects.s_Move``'s ``move_all``: the cards listed first, paid for when many, then
-        moved one by one; a shuffled zone moved whole into an empty one stays shuffled."""
+        """As ``effects.s_Move``'s ``move_all``: the cards paid for when many, then moved (a whole
+        zone by ``move_zone``, a list one by one); a shuffled zone moved whole into an empty one
+        stays shuffled."""
         w, L = self.w, self.L
         z, f, src, keep, moved = (w.temp() for _ in range(5))
         self.put(indent, f"{z} = {self.value(stmt.dest)}")
@@ -463,16 +464,17 @@ class _Statements:
         if what_type == T.ZONE:
             self.put(indent, f"{src} = {self.value(stmt.what)}")
             self.put(indent, f"{keep} = s.shuffled[{src}] and not s.zones[{z}]")
-            self.put(indent, f"{moved} = list(s.zones[{src}])")
-        else:
-            listed = w.call(compile_list(stmt.what, L)) if has_own_errors(stmt.what, L) else w.expr(stmt.what)
-            self.put(indent, f"{moved} = list({listed})")
+            self.put(indent, f"if len(s.zones[{src}]) > {SMALL!r}:")
+            self.put(indent + 1, f"{w.name_of(spend)}(s, len(s.zones[{src}]), {w.name_of(stmt.span)})")
+            self.put(indent, f"{w.name_of(move_zone)}(s, {src}, {z}, {f}, {stmt.bottom!r})")
+            self.put(indent, f"if {keep} and len(s.zones[{z}]) > 1:")
+            self.put(indent + 1, f"s.shuffled[{z}] = True")
+            return
+        listed = w.call(compile_list(stmt.what, L)) if has_own_errors(stmt.what, L) else w.expr(stmt.what)
+        self.put(indent, f"{moved} = list({listed})")
         self.put(indent, f"if len({moved}) > {SMALL!r}:")
         self.put(indent + 1, f"{w.name_of(spend)}(s, len({moved}), {w.name_of(stmt.span)})")
         self.put(indent, f"{w.name_of(move_cards)}(s, {moved}, {z}, {f}, {stmt.bottom!r})")
-        if what_type == T.ZONE:
-            self.put(indent, f"if {keep} and len(s.zones[{z}]) > 1:")
-            self.put(indent + 1, f"s.shuffled[{z}] = True")
 
     def s_Move(self, stmt: A.Move, indent: int) -> bool:
         L = self.L

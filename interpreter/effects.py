@@ -30,7 +30,7 @@ from .expressions import (
     local_name,
     type_of,
 )
-from .state import draw_top, move_card, move_cards, move_piece, take_card
+from .state import draw_top, move_card, move_cards, move_piece, move_zone, take_card
 
 __all__ = ["EndSignal", "compile_simple", "compile_block_closure", "Stmt", "TOP", "BOTTOM", "RANDOM", "EventSize",
            "event_size", "check_stored"]
@@ -215,21 +215,32 @@ def s_Move(node: A.Move, L: Any) -> Stmt:
 
         return move_one_from
     if node.selector == "all" or T.is_list(what_type) or what_type == T.ZONE:
-        cards = compile_list(node.what, L)
         span = node.span
-        source = compile_expr(node.what, L) if what_type == T.ZONE else None
+        if what_type == T.ZONE:
+            source = compile_expr(node.what, L)
+
+            def move_zone_all(s: Any, e: dict) -> None:
+                z = dest(s, e)
+                f = face(s, e, z)
+                src = source(s, e)
+                # a shuffled zone moved whole into an empty one stays in unknown order
+                keeps_shuffle = s.shuffled[src] and not s.zones[z]
+                if len(s.zones[src]) > SMALL:
+                    spend(s, len(s.zones[src]), span)
+                move_zone(s, src, z, f, bottom)
+                if keeps_shuffle and len(s.zones[z]) > 1:
+                    s.shuffled[z] = True
+
+            return move_zone_all
+        cards = compile_list(node.what, L)
 
         def move_all(s: Any, e: dict) -> None:
             z = dest(s, e)
             f = face(s, e, z)
-            # a shuffled zone moved whole into an empty one stays in unknown order
-            keeps_shuffle = source is not None and s.shuffled[source(s, e)] and not s.zones[z]
             moved = list(cards(s, e))
             if len(moved) > SMALL:
                 spend(s, len(moved), span)
             move_cards(s, moved, z, f, bottom)
-            if keeps_shuffle and len(s.zones[z]) > 1:
-                s.shuffled[z] = True
 
         return move_all
     card = compile_expr(node.what, L)
@@ -873,9 +884,6 @@ def bindings_iterator(bindings: A.Bindings, L: Any) -> Callable[[Any, dict], lis
     loops = [(b.var, compile_list(b.iter, L), compile_expr(b.cond, L) if b.cond is not None else None)
              for b in bindings.items]
     span = bindings.span
-    last = len(loops) - 1
-    if not last:
-        return _single_assignments(*loops[0], span)
 
     def assignments(s: Any, e: dict) -> list[dict]:
         out: list[dict] = []
@@ -900,26 +908,6 @@ def _walk_bindings(s: Any, loops: list[tuple[str, Any, Any]], span: Any, depth: 
         env[var] = x
         if cond is None or cond(s, env):
             _walk_bindings(s, loops, span, depth + 1, env, out)
-
-
-def _single_assignments(var: str, items: Callable[[Any, dict], Any], cond: Callable[[Any, dict], Any] | None,
-                        span: Any) -> Callable[[Any, dict], list[dict]]:
-    """``bindings_iterator`` of one binding (the common case): the same envs at the same cost,
-    without the walk through levels."""
-    def assignments(s: Any, e: dict) -> list[dict]:
-        xs = list(items(s, e))
-        s.ops -= 4 * len(xs)  # each assignment made is a dict kept
-        if s.ops < 0:
-            overrun(s, span)
-        out: list[dict] = []
-        env = dict(e)
-        for x in xs:
-            env[var] = x
-            if cond is None or cond(s, env):
-                out.append(dict(env))
-        return out
-
-    return assignments
 
 
 def s_For(node: A.For, L: Any) -> Stmt:

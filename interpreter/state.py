@@ -20,8 +20,8 @@ from .board import Board
 from .cards import CardTable
 from .errors import GameLengthError, IllegalActionError, RuleError
 
-__all__ = ["State", "GameLike", "Pending", "CHANCE", "TERMINAL", "action_id", "move_card", "move_piece", "take_card",
-           "draw_top"]
+__all__ = ["State", "GameLike", "Pending", "CHANCE", "TERMINAL", "action_id", "move_card", "move_piece", "move_zone",
+           "take_card", "draw_top"]
 
 CHANCE = -1
 TERMINAL = -4
@@ -413,19 +413,6 @@ def move_cards(s: State, cards: list, dst: int, face: int, bottom: bool = False)
     faces = s.face
     watched = s.game.watched_zones
     target = zones[dst]
-    if cards and not bottom:
-        src = loc[cards[0]]
-        if src >= 0 and src != dst and zones[src] == cards:
-            # all of one zone, in its order (`move all`): the same end as one card at a time
-            for card in cards:
-                loc[card] = dst
-                faces[card] = face
-            target.extend(cards)
-            zones[src].clear()  # after: ``cards`` may be that very list
-            s.shuffled[src] = False
-            if watched[src] or watched[dst]:
-                s.dirty = True
-            return
     dirty = False
     for card in cards:
         src = loc[card]
@@ -448,6 +435,28 @@ def move_cards(s: State, cards: list, dst: int, face: int, bottom: bool = False)
         if watched[dst]:
             dirty = True
     if dirty:
+        s.dirty = True
+
+
+def move_zone(s: State, src: int, dst: int, face: int, bottom: bool = False) -> None:
+    """``move_cards`` of every card of zone ``src``, in its order (`move all` of a zone): the
+    same end, with one extend rather than a removal per card when it goes on top of another zone."""
+    cards = s.zones[src]
+    if bottom or src == dst:
+        move_cards(s, list(cards), dst, face, bottom)
+        return
+    if not cards:
+        return
+    loc = s.loc
+    faces = s.face
+    for card in cards:
+        loc[card] = dst
+        faces[card] = face
+    s.zones[dst].extend(cards)
+    cards.clear()
+    s.shuffled[src] = False
+    watched = s.game.watched_zones
+    if watched[src] or watched[dst]:
         s.dirty = True
 
 

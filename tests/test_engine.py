@@ -1975,3 +1975,33 @@ def test_a_procedure_that_waits_can_call_itself_deeper_than_python_nests_calls()
     while not resumed.is_terminal():
         resumed.apply_action(resumed.legal_actions()[0])
     assert resumed.to_json() == state.to_json()
+
+
+def test_moving_a_whole_zone_ends_as_moving_its_cards_one_by_one():
+    """``move_zone`` (`move all` of a zone) against ``move_cards`` of the zone's list, from
+    states met in Highjack games: every pair of zones, on top and at the bottom, the same
+    zones, locations, faces, shuffled flags and end-check mark."""
+    from interpreter.state import move_cards, move_zone
+
+    game = interpreter.load_game(str(ROOT / "games" / "highjack.yaml"), players=4)
+    rng = random.Random(5)
+    zones = len(game.new_initial_state(0).zones)
+    checked = 0
+    for seed in range(4):
+        state = game.new_initial_state(seed)
+        for _ in range(rng.randrange(5, 60)):
+            if state.is_terminal():
+                break
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randrange(len(legal))])
+        for _ in range(60):
+            src, dst, face, bottom = rng.randrange(zones), rng.randrange(zones), rng.randrange(2), rng.random() < 0.3
+            whole, each = state.clone(), state.clone()
+            whole.shuffled[src] = each.shuffled[src] = rng.random() < 0.5
+            whole.dirty = each.dirty = False
+            move_zone(whole, src, dst, face, bottom)
+            move_cards(each, list(each.zones[src]), dst, face, bottom)
+            assert (whole.zones, whole.loc, whole.face, whole.shuffled, whole.dirty) == \
+                (each.zones, each.loc, each.face, each.shuffled, each.dirty), (src, dst, face, bottom)
+            checked += bool(state.zones[src]) and src != dst
+    assert checked > 50
