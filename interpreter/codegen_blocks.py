@@ -29,13 +29,13 @@ from .codegen import Codegen, _fail, _Writer
 from .effects import (
     PYTHON_ERRORS,
     EndSignal,
-    LateProcedure,
     bindings_iterator,
     binds_names,
     check_stored,
     compile_block_closure,
     compile_simple,
     event_size,
+    late_procedure,
     may_nest,
     rule_failure,
     splice_constant_ifs,
@@ -554,7 +554,7 @@ class _Statements:
         self.put(indent, "if s.ops < 0:")
         self.put(indent + 1, f"_ov(s, {self.w.name_of(stmt.span)})")
         env = ", ".join(f"{self.w.name_of(p)}: {self.value(a)}" for p, a in zip(params, stmt.args))
-        run = L.compiled_proc_closure(name) or LateProcedure(L, name)
+        run = L.compiled_proc_closure(name) or late_procedure(L, name)
         self.put(indent, f"{self.w.name_of(run)}(s, {{{env}}})")
         return True
 

@@ -781,22 +781,19 @@ def _remove(node: A.Remove, L: Any) -> Stmt:
 # ------------------------------------------------------------------ control
 
 
-class LateProcedure:
+def late_procedure(L: Any, name: str) -> Stmt:
     """A procedure's closure, found when first called (procedures may call each other, so
-    it may not exist yet when the call is compiled)."""
+    it may not exist yet when the call is compiled). A plain function, not an object with
+    ``__call__``: Python calls a function faster, and this runs for every call."""
+    fn: Stmt | None = None
 
-    __slots__ = ("L", "name", "fn")
-
-    def __init__(self, L: Any, name: str):
-        self.L = L
-        self.name = name
-        self.fn: Stmt | None = None
-
-    def __call__(self, s: Any, e: dict) -> None:
-        fn = self.fn
+    def call(s: Any, e: dict) -> None:
+        nonlocal fn
         if fn is None:
-            fn = self.fn = self.L.proc_closure(self.name)
+            fn = L.proc_closure(name)
         fn(s, e)
+
+    return call
 
 
 def s_CallProc(node: A.CallProc, L: Any) -> Stmt:
@@ -806,7 +803,7 @@ def s_CallProc(node: A.CallProc, L: Any) -> Stmt:
     if L.info.ref(target).kind == "proc":
         name = target.id
         params = L.procs[name].params
-        run = LateProcedure(L, name)
+        run = late_procedure(L, name)
 
         # each call costs one unit: a procedure calling another twice, 40 deep, must not run
         # 2**40 times for free
