@@ -98,6 +98,15 @@ class Game:
         start_step(state)
         return float(self.link.heuristic(state, {"p": player}))
 
+    def heuristics(self, state: State) -> list[float]:
+        """``heuristic(state, p)`` of every seat, in seat order (a search scores every seat at once)."""
+        heuristic = self.link.heuristic
+        values = []
+        for player in range(self.num_players):
+            start_step(state)
+            values.append(float(heuristic(state, {"p": player})))
+        return values
+
     def check_invariants(self, state: State) -> list[str]:
         """Messages of the spec's `invariants:` that do not hold in ``state`` (empty when all hold)."""
         return [f"{message} ({why})" if why else f"{message} ({span})"

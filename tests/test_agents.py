@@ -70,13 +70,27 @@ def test_each_seat_is_scored_against_the_best_other_seat():
             self.h = h
             self.num_players = len(h)
 
-        def heuristic(self, state, p):
-            return self.h[p]
+        def heuristics(self, state):
+            return list(self.h)
 
     for h in ([3.0, 1.0], [1.0, 3.0, 3.0], [5.0, -2.0, 0.5, 4.0], [2.0, 2.0, 2.0, 2.0], [0.0, -0.0]):
         expected = [h[p] - max(h[q] for q in range(len(h)) if q != p) for p in range(len(h))]
         assert evaluate(Fixed(h), None) == expected
     assert evaluate(Fixed([9.0]), None) == [9.0]  # alone: its own heuristic
+
+
+@pytest.mark.parametrize("spec, players", [(HIGHHAND, 2), (HIGHJACK, 4)])
+def test_the_heuristics_of_all_seats_are_each_seats_heuristic(spec, players):
+    game = interpreter.load_game(spec, players=players)
+    rng = random.Random(5)
+    state = game.new_initial_state(5)
+    while not state.is_terminal():
+        assert game.heuristics(state) == [game.heuristic(state, p) for p in range(players)]
+        if state.is_chance_node():
+            state.apply_action(state.sample_chance_outcome(rng))
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    assert game.heuristics(state) == [game.heuristic(state, p) for p in range(players)]
 
 
 @pytest.mark.parametrize("spec, players", [(HIGHHAND, 2), (HIGHHAND, 4), (HIGHJACK, 3)])

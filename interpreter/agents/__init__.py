@@ -79,15 +79,15 @@ def evaluate(game: Game, state: State) -> list[float]:
 
     Positive means ahead. Used by the search agents on any state, terminal or not.
     """
-    n = game.num_players
-    h = [game.heuristic(state, p) for p in range(n)]
-    if n == 1:
+    h = game.heuristics(state)
+    if len(h) == 1:
         return h
     # the best other seat is the best seat, except for the best seat itself (the second best)
     best = max(h)
     top = h.index(best)
-    second = max(h[:top] + h[top + 1:])
-    return [v - best for v in h[:top]] + [best - second] + [v - best for v in h[top + 1:]]
+    margins = [v - best for v in h]
+    margins[top] = best - max(h[:top] + h[top + 1:])
+    return margins
 
 
 def _registry() -> dict[str, type[Agent]]:

@@ -38,6 +38,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from operator import add
 from typing import TYPE_CHECKING, Any
 
 from ..sampling import Sampler
@@ -163,16 +164,19 @@ class MCTSAgent(Agent):
         node = root
         # selection, then expansion of the first node with actions never tried
         while not world.over:
-            mover = world.current_player()
-            if mover < 0:  # a chance node (explicit chance): sample it, it is not a decision
+            pending = world.pending
+            if pending is None or pending.player < 0:  # a chance node: sample it, it is not a decision
                 world.apply_action(world.sample_chance_outcome(rng))
                 continue
-            legal = world.legal_actions()
+            mover = pending.player
+            legal = pending.legal  # only read here (legal_actions() would copy it)
             children = node.children
-            fresh = [a for a in legal if a not in children]
+            fresh = []
             for a in legal:
                 child = children.get(a)
-                if child is not None:
+                if child is None:
+                    fresh.append(a)
+                else:
                     child.avail += 1
             if fresh and not prior:
                 action = fresh[rng.randrange(len(fresh))]
@@ -196,12 +200,13 @@ class MCTSAgent(Agent):
         informed = self.rollout
         steps = 0
         while not world.over and steps < self.depth:
-            if world.current_player() < 0:
+            pending = world.pending
+            if pending is None or pending.player < 0:
                 world.apply_action(world.sample_chance_outcome(rng))
             else:
-                legal = world.legal_actions()
+                legal = pending.legal
                 if informed and len(legal) > 1 and (informed >= 1 or rng.random() < informed):
-                    world.apply_action(self._best_step(world, legal, world.current_player(), rng))
+                    world.apply_action(self._best_step(world, legal, pending.player, rng))
                 else:
                     world.apply_action(legal[rng.randrange(len(legal))])
             steps += 1
@@ -210,7 +215,7 @@ class MCTSAgent(Agent):
             values = [v - b for v, b in zip(values, base)]
         for node in path:
             node.visits += 1
-            node.value = [a + v for a, v in zip(node.value, values)]
+            node.value = list(map(add, node.value, values))
 
     def _best_step(self, world: State, legal: list[int], mover: int, rng: random.Random) -> int:
         """The mover's best action in this world by one step of lookahead (ties at random)."""
@@ -228,16 +233,15 @@ class MCTSAgent(Agent):
         return best[0] if len(best) == 1 else best[rng.randrange(len(best))]
 
     def _select(self, node: _Node, legal: list[int], mover: int, rng: random.Random) -> int:
-        children = node.children
-        means = [children[a].value[mover] / children[a].visits for a in legal]
-        low, high = min(means), max(means)
-        spread = high - low
+        kids = list(map(node.children.__getitem__, legal))
+        means = [child.value[mover] / child.visits for child in kids]
+        low = min(means)
+        spread = max(means) - low
         best_score = -math.inf
         best: list[int] = []
         c = self.c
         log, sqrt = math.log, math.sqrt
-        for a, mean in zip(legal, means):
-            child = children[a]
+        for a, mean, child in zip(legal, means, kids):
             q = (mean - low) / spread if spread > 0 else 0.5
             score = q + c * sqrt(log(child.avail) / child.visits)
             if score > best_score + 1e-12:
