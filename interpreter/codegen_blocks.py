@@ -455,20 +455,16 @@ class _Statements:
 
     def move_all(self, stmt: A.Move, what_type: str, indent: int) -> None:
         """As ``effects.s_Move``'s ``move_all``: the cards paid for when many, then moved (a whole
-        zone by ``move_zone``, a list one by one); a shuffled zone moved whole into an empty one
-        stays shuffled."""
+        zone by ``move_zone``, a list one by one)."""
         w, L = self.w, self.L
-        z, f, src, keep, moved = (w.temp() for _ in range(5))
+        z, f, src, moved = (w.temp() for _ in range(4))
         self.put(indent, f"{z} = {self.value(stmt.dest)}")
         self.put(indent, f"{f} = {self.face(stmt, z)}")
         if what_type == T.ZONE:
             self.put(indent, f"{src} = {self.value(stmt.what)}")
-            self.put(indent, f"{keep} = s.shuffled[{src}] and not s.zones[{z}]")
             self.put(indent, f"if len(s.zones[{src}]) > {SMALL!r}:")
             self.put(indent + 1, f"{w.name_of(spend)}(s, len(s.zones[{src}]), {w.name_of(stmt.span)})")
             self.put(indent, f"{w.name_of(move_zone)}(s, {src}, {z}, {f}, {stmt.bottom!r})")
-            self.put(indent, f"if {keep} and len(s.zones[{z}]) > 1:")
-            self.put(indent + 1, f"s.shuffled[{z}] = True")
             return
         listed = w.call(compile_list(stmt.what, L)) if has_own_errors(stmt.what, L) else w.expr(stmt.what)
         self.put(indent, f"{moved} = list({listed})")

@@ -223,13 +223,9 @@ def s_Move(node: A.Move, L: Any) -> Stmt:
                 z = dest(s, e)
                 f = face(s, e, z)
                 src = source(s, e)
-                # a shuffled zone moved whole into an empty one stays in unknown order
-                keeps_shuffle = s.shuffled[src] and not s.zones[z]
                 if len(s.zones[src]) > SMALL:
                     spend(s, len(s.zones[src]), span)
                 move_zone(s, src, z, f, bottom)
-                if keeps_shuffle and len(s.zones[z]) > 1:
-                    s.shuffled[z] = True
 
             return move_zone_all
         cards = compile_list(node.what, L)

@@ -439,25 +439,27 @@ def move_cards(s: State, cards: list, dst: int, face: int, bottom: bool = False)
 
 
 def move_zone(s: State, src: int, dst: int, face: int, bottom: bool = False) -> None:
-    """``move_cards`` of every card of zone ``src``, in its order (`move all` of a zone): the
-    same end, with one extend rather than a removal per card when it goes on top of another zone."""
+    """``move_cards`` of every card of zone ``src``, in its order (`move all` of a zone), with one
+    extend rather than a removal per card when it goes on top of another zone. A shuffled zone
+    moved whole into an empty one stays in unknown order."""
     cards = s.zones[src]
+    keeps_shuffle = s.shuffled[src] and not s.zones[dst]
     if bottom or src == dst:
         move_cards(s, list(cards), dst, face, bottom)
-        return
-    if not cards:
-        return
-    loc = s.loc
-    faces = s.face
-    for card in cards:
-        loc[card] = dst
-        faces[card] = face
-    s.zones[dst].extend(cards)
-    cards.clear()
-    s.shuffled[src] = False
-    watched = s.game.watched_zones
-    if watched[src] or watched[dst]:
-        s.dirty = True
+    elif cards:
+        loc = s.loc
+        faces = s.face
+        for card in cards:
+            loc[card] = dst
+            faces[card] = face
+        s.zones[dst].extend(cards)
+        cards.clear()
+        s.shuffled[src] = False
+        watched = s.game.watched_zones
+        if watched[src] or watched[dst]:
+            s.dirty = True
+    if keeps_shuffle and len(s.zones[dst]) > 1:
+        s.shuffled[dst] = True
 
 
 LARGE_ZONE = 64  # cards in a zone past which taking one from its middle is paid for

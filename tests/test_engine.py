@@ -1978,9 +1978,10 @@ def test_a_procedure_that_waits_can_call_itself_deeper_than_python_nests_calls()
 
 
 def test_moving_a_whole_zone_ends_as_moving_its_cards_one_by_one():
-    """``move_zone`` (`move all` of a zone) against ``move_cards`` of the zone's list, from
-    states met in Highjack games: every pair of zones, on top and at the bottom, the same
-    zones, locations, faces, shuffled flags and end-check mark."""
+    """``move_zone`` (`move all` of a zone) against ``move_cards`` of the zone's list (plus the
+    rule that a shuffled zone moved whole into an empty one stays shuffled), from states met in
+    Highjack games: every pair of zones, on top and at the bottom, the same zones, locations,
+    faces, shuffled flags and end-check mark."""
     from interpreter.state import move_cards, move_zone
 
     game = interpreter.load_game(str(ROOT / "games" / "highjack.yaml"), players=4)
@@ -2000,7 +2001,10 @@ def test_moving_a_whole_zone_ends_as_moving_its_cards_one_by_one():
             whole.shuffled[src] = each.shuffled[src] = rng.random() < 0.5
             whole.dirty = each.dirty = False
             move_zone(whole, src, dst, face, bottom)
+            keeps_shuffle = each.shuffled[src] and not each.zones[dst]
             move_cards(each, list(each.zones[src]), dst, face, bottom)
+            if keeps_shuffle and len(each.zones[dst]) > 1:
+                each.shuffled[dst] = True
             assert (whole.zones, whole.loc, whole.face, whole.shuffled, whole.dirty) == \
                 (each.zones, each.loc, each.face, each.shuffled, each.dirty), (src, dst, face, bottom)
             checked += bool(state.zones[src]) and src != dst
