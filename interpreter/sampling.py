@@ -40,7 +40,7 @@ class Sampler:
     sees, and where the hidden cards lie, is worked out once (a search samples one world per
     iteration). ``sample(seed)`` is ``sample_consistent(state, player, seed)``."""
 
-    __slots__ = ("state", "player", "slots", "hidden", "faces", "secrets")
+    __slots__ = ("state", "player", "slots", "hidden", "faces", "secrets", "steps")
 
     def __init__(self, state: State, player: int):
         self.state = state
@@ -59,6 +59,7 @@ class Sampler:
         kind_of = state.game.cards.kind_of
         hidden.sort(key=lambda card: (kind_of[card], card))
         self.hidden = hidden
+        self.steps = shuffle_steps(len(hidden))
         self.secrets = _secrets(state, player)
 
     def sample(self, seed: int | random.Random) -> State:
@@ -76,7 +77,7 @@ class Sampler:
         sample = state.clone()
         _forget_secrets(sample, self.secrets)  # before the pending decision is worked out again from the sample
         hidden = list(self.hidden)
-        shuffle(rng, hidden)
+        shuffle(rng, hidden, self.steps)
         zones, loc, face = sample.zones, sample.loc, sample.face
         for (z, i), card, up in zip(self.slots, hidden, self.faces):
             zones[z][i] = card
@@ -88,17 +89,21 @@ class Sampler:
         return sample
 
 
-def shuffle(rng: random.Random, cards: list) -> None:
+def shuffle(rng: random.Random, cards: list, steps: list[tuple[int, int, int]] | None = None) -> None:
     """``rng.shuffle(cards)`` written out: the same swaps from the same draws of ``rng`` (a search
-    redeals once per iteration, and the method's call per card was a third of the redeal)."""
+    redeals once per iteration, and the method's call per card was a third of the redeal).
+    ``steps`` is ``shuffle_steps(len(cards))``, worked out once by a caller that shuffles often."""
     getrandbits = rng.getrandbits
-    for i in range(len(cards) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
+    for i, n, k in shuffle_steps(len(cards)) if steps is None else steps:
         j = getrandbits(k)
         while j >= n:
             j = getrandbits(k)
         cards[i], cards[j] = cards[j], cards[i]
+
+
+def shuffle_steps(size: int) -> list[tuple[int, int, int]]:
+    """The steps of shuffling ``size`` cards: (position, choices, bits drawn per try) per swap."""
+    return [(i, i + 1, (i + 1).bit_length()) for i in range(size - 1, 0, -1)]
 
 
 def _secrets(state: State, player: int) -> list[tuple[int, int, Any]]:
