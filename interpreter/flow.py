@@ -71,23 +71,25 @@ def _run(s: State) -> None:
     stack = s.stack
     game = s.game
     codes = game.codes
+    ends_at = game.link.ends_at
     check = game.link.end_check
     while s.pending is None and stack:
         frame = stack[-1]
-        code = codes[frame[0]]
-        if type(code) is BlockCode and frame[1] >= code.ends_at:
+        end = ends_at[frame[0]]
+        if end is not None and frame[1] >= end:
             # a block past its last statement (as a turn is, after its decision): leaving the
             # stack is all its step would do, so it leaves without a call (at the same cost)
             stack.pop()
             s.ops -= 1
             if s.ops < 0:
-                overrun(s, code.span)
+                overrun(s, codes[frame[0]].span)
             continue
+        code = codes[frame[0]]
         try:
             code.step(s, frame)
-            # blocks check after each of their statements; other steps (a turn starting,
+            # blocks (an end) check after each of their statements; other steps (a turn starting,
             # a draw) are checked here
-            if s.dirty and check is not None and type(code) is not BlockCode and s.pending is None and s.in_play:
+            if s.dirty and check is not None and end is None and s.pending is None and s.in_play:
                 s.dirty = False
                 if check(s):
                     unwind(s, "round")
@@ -894,6 +896,7 @@ def fill_block(code: BlockCode, block: A.Block, L: Any, checked: bool = True) ->
     code.stmts = tuple(stmts)
     code.entered = tuple(entered)
     code.ends_at = NEVER if code.hands_back else len(stmts)
+    L.ends_at[code.index] = code.ends_at
     if L.codegen.generating:
         waiting = [fn if not simple else None for fn, simple in stmts]
         step = generate_block_step(L.codegen, block, spliced, waiting, checked, code.hands_back)

@@ -74,6 +74,11 @@ class Link:
         self._recursive = _recursive_procedures(self.model)
         self._compiling: set[str] = set()  # procedures whose closure is being compiled
         self.codes: list[Any] = []
+        # per code, the statement index past a block's last (None for the codes of other frames,
+        # whose second item need not be a number): the loop of the rules pops a frame there
+        # without looking up its code. Kept by add_code and fill_block (a procedure called by a
+        # name computed in play may get its code then)
+        self.ends_at: list[int | None] = []
         self._compile_defines()
         self.end_watch = Watch(reads(self.model.round.end_when, self), self)
         self.end_check = self._end_check()
@@ -206,6 +211,7 @@ class Link:
     def add_code(self, code: Any, entered: bool = False) -> Any:
         code.index = len(self.codes)
         self.codes.append(code)
+        self.ends_at.append(code.ends_at if type(code) is BlockCode else None)
         return code.enter if entered else code.index
 
     def builtin(self, node: A.Call) -> Callable[[Any, dict], Any]:
