@@ -318,6 +318,7 @@ class _Writer:
         self.names: dict[str, Any] = {}
         self._ids: dict[int, str] = {}
         self.scope: dict[str, str] = {}  # a rule's local -> the Python local holding it
+        self.present: set[str] = set()  # Python locals that are never none (a card of a zone)
         self._count = 0
         self.folded = 0  # operations on two numbers the generator computed itself
 
@@ -344,6 +345,14 @@ class _Writer:
     def bind(self, local: str) -> str:
         name = self._invent("v")
         self.scope[local] = name
+        return name
+
+    def bind_item(self, local: str, items: Any) -> str:
+        """``bind`` of a loop's variable over ``items`` (an expression node) that nothing but
+        the loop assigns: the variable of a zone's cards is never none."""
+        name = self.bind(local)
+        if type_of(items, self.L) == T.ZONE:
+            self.present.add(name)
         return name
 
     def temp(self) -> str:
@@ -394,8 +403,15 @@ class _Writer:
 
     def lookup(self, code: str, table: Any) -> str:
         """``table[x]``, none for a missing x."""
+        return self.unless_none(code, lambda x: f"{self.value(table)}[{x}]")
+
+    def unless_none(self, code: str, of: Callable[[str], str]) -> str:
+        """``of(x)`` for the value of ``code``, none when that is none (not tested for a local
+        that is never none)."""
+        if code in self.present:
+            return of(code)
         first, x = self.held(code)
-        return f"(None if {first} is None else {self.value(table)}[{x}])"
+        return f"(None if {first} is None else {of(x)})"
 
     def x_Const(self, node: A.Const) -> str:
         return self.value(node.value)
@@ -423,8 +439,7 @@ class _Writer:
         if kind == "card_name":
             return self.lookup(self.expr(node.obj), L.cards.names)
         if kind == "pvar":
-            first, p = self.held(self.expr(node.obj))
-            return f"(None if {first} is None else s.pv[{L.pvar_slots[node.name]!r}][{p}])"
+            return self.unless_none(self.expr(node.obj), lambda p: f"s.pv[{L.pvar_slots[node.name]!r}][{p}]")
         if kind == "cell_field" and node.name in ("row", "col", "name"):
             size, cols = L.board.size, L.board.cols
             table = {"row": [i // cols for i in range(size)], "col": [i % cols for i in range(size)],
@@ -438,16 +453,14 @@ class _Writer:
             field = _PLAYER_TABLES.get(node.name)
             if field is None:
                 return None
-            first, p = self.held(self.expr(node.obj))
-            return f"(None if {first} is None else {field}[{p}])"
+            return self.unless_none(self.expr(node.obj), lambda p: f"{field}[{p}]")
         if kind == "piece_field":
             if node.name == "cell":
                 first, x = self.held(self.expr(node.obj))
                 c = self.temp()
                 return f"(None if {first} is None or ({c} := s.piece_cell[{x}]) < 0 else {c})"
             if node.name in ("owner", "kind"):  # the state's: a rule may change them
-                first, x = self.held(self.expr(node.obj))
-                return f"(None if {first} is None else s.piece_{node.name}[{x}])"
+                return self.unless_none(self.expr(node.obj), lambda x: f"s.piece_{node.name}[{x}]")
         return None
 
     def x_Index(self, node: A.Index) -> str | None:
@@ -564,7 +577,7 @@ class _Writer:
         if ":=" in items:  # Python allows no assignment expression in a comprehension's iterable
             items = self.call(compile_list(comp.iter, self.L))
         outer = self.scope.get(comp.var)
-        var = self.bind(comp.var)
+        var = self.bind_item(comp.var, comp.iter)
         cond = f" if {self.expr(comp.cond)}" if comp.cond is not None else ""
         more = ""
         if isinstance(comp.elt, A.Comp):  # the next `for` clause, with this one's name bound

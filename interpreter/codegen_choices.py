@@ -52,7 +52,7 @@ def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: 
     (var0, items0), *rest = loops
     table0, stride0 = alt.encodings[0]
     source0 = w.listing(items0)
-    x = w.bind(var0)
+    x = w.bind_item(var0, items0)
     filter0 = _condition(w, filters.get(0, []))
     if not rest:
         # (`0 + x` too: a missing value, none, fails there as in the reference, and is never an id)
@@ -76,7 +76,7 @@ def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: 
     b = w.temp()
     put(depth, f"{b} = {alt.offset!r} + {_encode(w, x, table0, stride0)}")
     source1 = w.listing(items1)  # may read the first parameter
-    y = w.bind(var1)
+    y = w.bind_item(var1, items1)
     filter1 = _condition(w, filters.get(1, []))
     ys = w.temp()
     put(depth, f"{ys} = {source1}")
