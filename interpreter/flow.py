@@ -971,13 +971,21 @@ def compile_waiting_call(node: A.CallProc, L: Any) -> Callable[[State, dict], No
         setattr(call, "entry", entry)  # noqa: B010 - a generated block builds the env in line
         return call
     which = compile_expr(target, L)
+    found: dict[str, tuple[Code, tuple[str, ...]]] = {}  # a procedure's code and parameters, by name
 
     def call_dynamic(s: State, env: dict) -> None:
         name = which(s, env)
-        proc = L.procs.get(name)
-        if proc is None:
-            raise RuleError(f"'{name}' is not a procedure", node.span)
-        enter_call(s, L.codes[L.proc_code(name)], {p: a(s, env) for p, a in zip(proc.params, args)}, node.span)
+        target = found.get(name)
+        if target is None:
+            proc = L.procs.get(name)
+            if proc is None:
+                raise RuleError(f"'{name}' is not a procedure", node.span)
+            target = found[name] = (L.codes[L.proc_code(name)], tuple(proc.params))
+        code, params = target
+        bound = {}
+        for p, a in zip(params, args):
+            bound[p] = a(s, env)
+        enter_call(s, code, bound, node.span)
 
     return call_dynamic
 

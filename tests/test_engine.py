@@ -340,6 +340,64 @@ def test_decision_inside_an_effect_is_data_and_survives_json():
     assert restored == state and restored.is_terminal()
 
 
+def test_a_procedure_named_in_play_runs_whether_or_not_it_waits():
+    """`call c.effect(...)` names its procedure in play: one that waits (a choice) and one that
+    does not, the latter given a frame code only when first called that way."""
+    game = make("""
+        cards:
+          attributes:
+            effect: {type: procedure, default: gain}
+          list:
+            - {family: {n: "1..4"}, name: "G{n}"}
+            - {family: {n: "5..8"}, name: "S{n}", effect: steal}
+        zones:
+          pile: {visibility: hidden}
+          hand: {per: player, visibility: owner}
+          table: {visibility: public}
+        procedures:
+          gain(me, c):
+            - me.score += c.n
+          steal(me, c):
+            - choose:
+                action: victim
+                by: me
+                for: v in others(me)
+                do: [v.score -= c.n]
+        round:
+          setup: [shuffle pile, deal 3 from pile to hand]
+          turn:
+            - choose:
+                action: play
+                for: c in hand(current)
+                do:
+                  - call c.effect(current, c)
+                  - move c to table
+          end_when: count(table) == 6
+        match: {end_when: true}
+    """, players=2)
+    codes = len(game.codes)
+    kinds = set()
+    for seed in range(10):
+        state = game.new_initial_state(seed)
+        while not state.is_terminal():
+            mover, score = state.current_player(), list(state.score)
+            options = labels(state)
+            label = random.Random(seed).choice(sorted(options))
+            state.apply_action(options[label])
+            if not label.startswith("play"):
+                continue
+            n = int(re.sub(r"[^0-9]", "", label))
+            kinds.add(label[:len("play c=G")])
+            if label.startswith("play c=G"):  # gain ran at once
+                assert state.score[mover] == score[mover] + n
+            elif label.startswith("play c=S"):  # steal waits for its victim
+                assert list(labels(state)) == ["victim v=P1" if mover == 0 else "victim v=P0"]
+                assert state.score == score
+    assert kinds == {"play c=G", "play c=S"}
+    # the procedure that does not wait got its frame code in play, and the loop stepped it
+    assert len(game.codes) > codes
+
+
 # ---------------------------------------------------------------- secret commits, reveal, ties
 
 
