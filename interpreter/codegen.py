@@ -405,6 +405,14 @@ class _Writer:
         """``table[x]``, none for a missing x."""
         return self.unless_none(code, lambda x: f"{self.value(table)}[{x}]")
 
+    def as_json(self, code: str, t: str) -> str:
+        """The JSON of the value of ``code``, of type ``t``, as ``json_converter`` makes it (a
+        card's name read in line)."""
+        if t == T.CARD:
+            return self.lookup(code, self.L.cards.names)
+        convert = json_converter(t, self.L)
+        return code if convert is same_value else f"{self.name_of(convert)}(s, {code})"
+
     def unless_none(self, code: str, of: Callable[[str], str]) -> str:
         """``of(x)`` for the value of ``code``, none when that is none (not tested for a local
         that is never none)."""
@@ -723,10 +731,7 @@ class _Writer:
         if func == "dict":  # a record: each field's value as its JSON, as builtins.b_dict
             fields = []
             for key, value in node.kwargs:
-                convert = json_converter(type_of(value, L), L)
-                code = self.expr(value)
-                fields.append(f"{self.name_of(key)}: " + (code if convert is same_value else
-                                                         f"{self.name_of(convert)}(s, {code})"))
+                fields.append(f"{self.name_of(key)}: {self.as_json(self.expr(value), type_of(value, L))}")
             return "{" + ", ".join(fields) + "}"
         if func in ("max", "min") and len(args) == 2:
             return f"{func}({self.expr(args[0])}, {self.expr(args[1])})"

@@ -41,7 +41,7 @@ from .effects import (
     splice_constant_ifs,
 )
 from .errors import RuleError
-from .expressions import compile_expr, compile_list, is_const, json_converter, list_difference, same_value, type_of
+from .expressions import compile_expr, compile_list, is_const, list_difference, type_of
 from .frames import enter_block
 from .state import draw_top, move_card, move_cards, move_piece, move_zone
 
@@ -523,10 +523,7 @@ class _Statements:
         L, w = self.L, self.w
         parts = [f"{w.name_of('type')}: {w.name_of(stmt.name)}"]
         for key, node in stmt.fields:
-            convert = json_converter(type_of(node, L), L)
-            value = self.value(node)
-            parts.append(f"{w.name_of(key)}: " + (value if convert is same_value else
-                                                  f"{w.name_of(convert)}(s, {value})"))
+            parts.append(f"{w.name_of(key)}: {w.as_json(self.value(node), type_of(node, L))}")
         nested, sized, fixed = event_size(stmt, L)
         event, span = w.temp(), w.name_of(stmt.span)
         self.put(indent, f"{event} = {{{', '.join(parts)}}}")
