@@ -177,10 +177,13 @@ class _Statements:
         if self.check is None:
             return
         # each condition's code in line, or its unit's call when its closure words errors of its
-        # own (end conditions name no local, so the block's env serves)
+        # own (end conditions name no local, so the block's env serves: not one with the
+        # locals bound in line added, a dict built per check inside a loop)
         self.put(indent, "if s.dirty and s.in_play:")
         self.put(indent + 1, f"s.dirty = {self.L.end_watch.everything!r}")
+        bound, self.w.scope = self.w.scope, {}
         tests = [self.truth(cond) for cond in self.L.model.round.end_when]
+        self.w.scope = bound
         self.put(indent + 1, f"if {' or '.join(tests)}:")
         if resume is not None:
             self.put(indent + 2, f"frame[1] = {resume!r}")
