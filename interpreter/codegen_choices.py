@@ -19,6 +19,7 @@ from .budget import SMALL
 from .codegen import Codegen, _fail, _Writer
 from .codegen_blocks import has_own_errors
 from .errors import RuleError
+from .expressions import local_name
 from .state import Pending
 
 __all__ = ["generate_choice", "bind_card"]
@@ -139,7 +140,9 @@ def _choice_enter(gen: Codegen, code: Any, push: Any) -> Any:
     if code.by is None:
         lines.append("    _p = s.current")
     else:
-        lines += [f"    _p = {w.name_of(code.by)}(s, e)", "    if _p is None:",
+        local = local_name(code.by)  # (`by: me`, a procedure's parameter: read in line)
+        by = f"e[{w.name_of(local)}]" if local is not None else f"{w.name_of(code.by)}(s, e)"
+        lines += [f"    _p = {by}", "    if _p is None:",
                   f"        _fail({w.name_of('`choose ... by:` names no player (none)')}, {w.name_of(code.span)})"]
     # the options are found by expressions alone (nothing changes but the budget): in line,
     # and when Python raises there, the reference collects them and raises the error as it words it
