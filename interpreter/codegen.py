@@ -80,6 +80,11 @@ def _fail(message: str, span: Any) -> None:
     raise RuleError(message, span)
 
 
+# the types whose values a set tells apart as `distinct` does (by equality; not lists, not numbers
+# that may be floats)
+_HASHED = frozenset({T.STR, T.INT, T.BOOL, T.CARD, T.PLAYER, T.CELL, T.PIECE})
+
+
 def _charge(s: Any, xs: Any, span: Any) -> Any:
     """A loop over ``xs`` is about to run: pay for its items (the budget of the step)."""
     s.ops -= len(xs)
@@ -686,6 +691,10 @@ class _Writer:
             if isinstance(inner, A.Call) and inner.func == "empty_cells" and L.info.ref(inner).kind == "builtin":
                 # an empty cell holds -1 (a state's cells hold -1 or a piece: state_check): counted in C
                 return f"{self.name_of(list.count)}(s.cell_piece, -1)"
+            if (isinstance(inner, A.Agg) and inner.func == "distinct" and inner.comp.cond is None
+                    and not isinstance(inner.comp.elt, A.Comp) and type_of(inner.comp.elt, L) in _HASHED):
+                elt, loop, _ = self.comprehension(inner.comp, inner.span)  # as many as a set of them holds
+                return f"len(set([{elt} {loop}]))"
             return f"len({self.listing(inner)})"
         if func == "piece_at":
             first, c = self.held(self.expr(args[0]))

@@ -27,7 +27,7 @@ from interpreter.cli import main
 from interpreter.errors import RuleError
 from interpreter.pycode import CodegenError, load_unit, verify
 from tests.conftest import GAMES
-from tests.support import play_random
+from tests.support import play_random, zone_names
 
 SPECS = sorted(GAMES.glob("*.yaml"))
 
@@ -828,6 +828,65 @@ def test_events_written_in_line_are_made_and_paid_for_as_by_the_closures(max_log
         assert outcomes[0][1] is not None and "event log is full" in outcomes[0][1]
     else:
         assert outcomes[0][1] is None and len(outcomes[0][0]) == 6
+
+
+_DISTINCT = """\
+rulespec: 1
+game: {name: D, players: 2}
+cards:
+  attributes:
+    kind: {type: str, default: plain}
+    n: {type: int, default: 0}
+  list:
+    - {name: A, kind: red, n: 1, copies: 2}
+    - {name: B, kind: red, n: 2}
+    - {name: C, n: 2}
+    - {name: D, kind: blue, n: 1}
+    - {name: E, kind: blue}
+zones:
+  deck: {visibility: hidden}
+  hand: {per: player, visibility: owner}
+  table: {visibility: public}
+round:
+  setup: [shuffle deck, deal 3 from deck to hand]
+  first: player(0)
+  turn:
+    - choose:
+        action: play
+        by: current
+        for: c in hand(current)
+        label: "{c}"
+        do:
+          - move c to table
+          - current.score = count(distinct(c.kind for c in table)) * 10 + count(distinct(c.n for c in table))
+          - if: count(hand(current)) == 0 and current == player(1)
+            then: [end game]
+match: {}
+"""
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_count_of_distinct_values_is_the_same_in_both_engines(seed, monkeypatch):
+    """`count(distinct(...))` of names, numbers, cards or players is generated as the size of a
+    set: the same counts as the closures' `distinct`, duplicates and default values included."""
+    kinds = {"A": "red", "B": "red", "C": "plain", "D": "blue", "E": "blue"}
+    numbers = {"A": 1, "B": 2, "C": 2, "D": 1, "E": 0}
+    outcomes = []
+    for mode in ("off", "strict"):
+        monkeypatch.setattr(codegen, "MODE", mode)
+        game = interpreter.game_from_text(_DISTINCT)
+        if mode == "strict":
+            assert "len(set(" in game.link.codegen.source()
+        state = game.new_initial_state(seed)
+        scores = []
+        while not state.is_terminal():
+            mover = state.current_player()
+            state.apply_action(random.Random(seed).choice(state.legal_actions()))
+            table = zone_names(state, "table")
+            assert state.score[mover] == 10 * len({kinds[c] for c in table}) + len({numbers[c] for c in table})
+            scores.append(list(state.score))
+        outcomes.append((scores, state.to_json()))
+    assert outcomes[0] == outcomes[1] and len(outcomes[0][0]) == 6
 
 
 _ZONE_OF_NONE = """\
