@@ -101,9 +101,10 @@ class Game:
     def heuristics(self, state: State) -> list[float]:
         """``heuristic(state, p)`` of every seat, in seat order (a search scores every seat at once)."""
         heuristic = self.link.heuristic
+        ops = self.step_ops  # each seat's a new step (``start_step``), in line: a search scores every iteration
         values = []
         for player in range(self.num_players):
-            start_step(state)
+            state.ops = ops
             values.append(float(heuristic(state, {"p": player})))
         return values
 
