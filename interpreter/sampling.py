@@ -40,7 +40,7 @@ class Sampler:
     sees, and where the hidden cards lie, is worked out once (a search samples one world per
     iteration). ``sample(seed)`` is ``sample_consistent(state, player, seed)``."""
 
-    __slots__ = ("state", "player", "slots", "hidden", "faces", "secrets", "steps")
+    __slots__ = ("state", "player", "slots", "hidden", "faces", "secrets", "steps", "runs")
 
     def __init__(self, state: State, player: int):
         self.state = state
@@ -60,6 +60,7 @@ class Sampler:
         hidden.sort(key=lambda card: (kind_of[card], card))
         self.hidden = hidden
         self.steps = shuffle_steps(len(hidden))
+        self.runs = _runs(state, self.slots, self.faces)
         self.secrets = _secrets(state, player)
 
     def sample(self, seed: int | random.Random) -> State:
@@ -79,14 +80,40 @@ class Sampler:
         hidden = list(self.hidden)
         shuffle(rng, hidden, self.steps)
         zones, loc, face = sample.zones, sample.loc, sample.face
-        for (z, i), card, up in zip(self.slots, hidden, self.faces):
-            zones[z][i] = card
-            loc[card] = z
-            face[card] = up
+        for z, start, end, places, up in self.runs:
+            cards = hidden[start:end]
+            if places is None:  # the whole zone is hidden: the run is the zone
+                zones[z] = cards
+            else:
+                zone = zones[z]
+                for i, card in zip(places, cards):
+                    zone[i] = card
+            for card in cards:
+                loc[card] = z
+                face[card] = up
         sample.dirty = True  # cards changed zones behind the writers' backs: the end conditions must look again
         sample.rng = RNG.seed_state(rng.getrandbits(62))
         _refresh_pending(sample, state.pending.player if state.pending else None)
         return sample
+
+
+Run = tuple[int, int, int, "list[int] | None", int]
+
+
+def _runs(state: State, slots: list[tuple[int, int]], faces: list[int]) -> list[Run]:
+    """The hidden slots (in zone order) as runs of one zone and one face: (zone, first and
+    past-last slot, the places in the zone or None when the run is the whole zone, face)."""
+    runs: list[Run] = []
+    start = 0
+    for k in range(1, len(slots) + 1):
+        if k < len(slots) and slots[k][0] == slots[start][0] and faces[k] == faces[start]:
+            continue
+        z = slots[start][0]
+        places = [i for _, i in slots[start:k]]
+        whole = places == list(range(len(state.zones[z])))
+        runs.append((z, start, k, None if whole else places, faces[start]))
+        start = k
+    return runs
 
 
 def shuffle(rng: random.Random, cards: list, steps: list[tuple[int, int, int]] | None = None) -> None:
