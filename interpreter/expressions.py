@@ -788,6 +788,8 @@ def json_converter(t: str, L: Any) -> Callable[[Any, Any], Any]:
         return zone_names
     if T.is_list(t):
         inner = json_converter(T.elem(t), L)
+        if inner is same_value:  # (a list of numbers or players: a copy)
+            return lambda s, v: None if v is None else list(v)
         return lambda s, v: None if v is None else [inner(s, x) for x in v]
     if t == T.RANKING:
         return lambda s, v: v.spec.name
