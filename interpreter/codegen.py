@@ -74,6 +74,10 @@ _FOLDED = {"+": operator.add, "-": operator.sub, "*": operator.mul}  # what the 
 _VERSIONS = 8  # versions of one define for the numbers its calls pass (Codegen.version)
 # code that names a value (a Python local, a state field, a local of the rules, a number): it may be repeated
 _SIMPLE = re.compile(r"(-?[0-9]+|None|True|False|_[a-z]+[0-9]*|s\.[a-z_]+|e\[_k[0-9]+\])\Z")
+# a table's item (`c.points` of a card that is never none)
+_LOOKUP = re.compile(r"(_k[0-9]+)\[(_[a-z]+[0-9]*)\]\Z")
+# a whole number plus a name (a zone of a family, `hand(p)`)
+_OFFSET = re.compile(r"\(-?[0-9]+ \+ (_[a-z]+[0-9]*|s\.[a-z_]+|e\[_k[0-9]+\])\)\Z")
 
 
 def _fail(message: str, span: Any) -> None:
@@ -322,6 +326,7 @@ class _Writer:
         self.answered = False
         self.names: dict[str, Any] = {}
         self._ids: dict[int, str] = {}
+        self._getters: dict[str, str] = {}  # a table's name -> the name of its ``__getitem__``
         self.scope: dict[str, str] = {}  # a rule's local -> the Python local holding it
         self.present: set[str] = set()  # Python locals that are never none (a card of a zone)
         self._count = 0
@@ -340,6 +345,13 @@ class _Writer:
             name = self._invent("k")
             self._ids[key] = name
             self.names[name] = value
+        return name
+
+    def getter(self, table: str) -> str:
+        """The name of the ``__getitem__`` of the table named ``table`` (one per unit)."""
+        name = self._getters.get(table)
+        if name is None:
+            name = self._getters[table] = self.name_of(self.names[table].__getitem__)
         return name
 
     def value(self, value: Any) -> str:
@@ -605,8 +617,9 @@ class _Writer:
         return elt, f"for {var} in _ch(s, {items}, {self.name_of(span)}){cond}{more}", var
 
     def x_ListComp(self, node: A.ListComp) -> str:
-        elt, loop, _ = self.comprehension(node.comp, node.span)
-        return f"[{elt} {loop}]"
+        elt, loop, var = self.comprehension(node.comp, node.span)
+        looked_up = self.looked_up(node.comp, elt, loop, var)
+        return f"list({looked_up})" if looked_up else f"[{elt} {loop}]"
 
     def x_Agg(self, node: A.Agg) -> str | None:
         func = node.func
@@ -615,17 +628,38 @@ class _Writer:
         if func not in ("count", "sum", "max", "min", "any", "all", "distinct", "argmax", "argmin"):
             return None
         elt, loop, var = self.comprehension(node.comp, node.span)
+        looked_up = self.looked_up(node.comp, elt, loop, var)
+        if looked_up is not None and func == "sum":
+            return self.aggregate(func, looked_up, node)
+        if looked_up is not None and func in ("max", "min", "any", "all"):  # each item, in a list
+            return self.aggregate(func, f"list({looked_up})", node)
         if func == "distinct":
             return f"_dv(s, [{elt} {loop}], {self.name_of(node.span)})"
         if func in ("argmax", "argmin"):
             return f"_{'ax' if func == 'argmax' else 'an'}([({var}, {elt}) {loop}])"
         if func == "count":
             return f"sum([1 {loop}])"
+        return self.aggregate(func, f"[{elt} {loop}]", node)
+
+    def aggregate(self, func: str, items: str, node: A.Agg) -> str:
+        """sum, max, min, any or all of the items of ``items`` (every item is evaluated, as the
+        closure does)."""
         if func == "sum":
-            return self.grown(f"sum([{elt} {loop}])", type_of(node, self.L), node.span)
+            return self.grown(f"sum({items})", type_of(node, self.L), node.span)
         if func in ("max", "min"):
-            return f"_{'mx' if func == 'max' else 'mn'}([{elt} {loop}])"
-        return f"{func}([{elt} {loop}])"  # every item is evaluated, as the closure does
+            return f"_{'mx' if func == 'max' else 'mn'}({items})"
+        return f"{func}({items})"
+
+    def looked_up(self, comp: A.Comp, elt: str, loop: str, var: str) -> str | None:
+        """``map(<table's __getitem__>, <items>)`` when a comprehension (``elt``, ``loop``) only
+        looks each item up in a table (`c.points for c in hand(p)`): the same values in the same
+        order, and the same errors, without a comprehension's function."""
+        head = f"for {var} in "
+        found = _LOOKUP.match(elt)
+        if (comp.cond is not None or isinstance(comp.elt, A.Comp) or found is None or found.group(2) != var
+                or not loop.startswith(head)):
+            return None
+        return f"map({self.getter(found.group(1))}, {loop[len(head):]})"
 
     def x_Call(self, node: A.Call) -> str | None:
         L = self.L
@@ -663,16 +697,25 @@ class _Writer:
     def inline_define(self, name: str, codes: list[str]) -> str | None:
         """The body of a small define that calls no other (so a call of it costs nothing of
         the budget) written in place of the call, its parameters replaced by the arguments'
-        code, when each argument is a name or a number (evaluating it again costs nothing)."""
+        code, when each argument is a name or a number (evaluating it again costs nothing).
+        An argument that is a name plus a number (a zone of a family, `points(hand(p))`) is
+        computed first, once, as the call would (``(_t := ...) is not None and <body>``: a
+        number is never none)."""
         L = self.L
         define = L.defines[name]
         if L.define_fans_out(name) or _size(define.body, _INLINE_NODES) >= _INLINE_NODES \
-                or not all(_SIMPLE.match(code) for code in codes):
+                or not all(_SIMPLE.match(code) or _OFFSET.match(code) for code in codes):
             return None
+        first = []
+        for i, code in enumerate(codes):
+            if not _SIMPLE.match(code):
+                t = self.temp()
+                first.append(f"({t} := {code}) is not None")
+                codes[i] = t
         scope, env = self.scope, self.env
         self.scope, self.env = dict(zip(define.params, codes)), False  # a define sees its parameters only
         try:
-            return f"({self.expr(define.body)})"
+            return f"({' and '.join([*first, f'({self.expr(define.body)})'])})"
         finally:
             self.scope, self.env = scope, env
 
@@ -693,8 +736,9 @@ class _Writer:
                 return f"{self.name_of(list.count)}(s.cell_piece, -1)"
             if (isinstance(inner, A.Agg) and inner.func == "distinct" and inner.comp.cond is None
                     and not isinstance(inner.comp.elt, A.Comp) and type_of(inner.comp.elt, L) in _HASHED):
-                elt, loop, _ = self.comprehension(inner.comp, inner.span)  # as many as a set of them holds
-                return f"len(set([{elt} {loop}]))"
+                elt, loop, var = self.comprehension(inner.comp, inner.span)  # as many as a set of them holds
+                looked_up = self.looked_up(inner.comp, elt, loop, var)
+                return f"len(set({looked_up or f'[{elt} {loop}]'}))"
             return f"len({self.listing(inner)})"
         if func == "piece_at":
             first, c = self.held(self.expr(args[0]))

@@ -32,7 +32,8 @@ INVENTED = re.compile(r"_[a-z]+[0-9]*\Z")
 # the state, the environment of locals, a block's frame, the set of a choice's option ids
 FIXED_NAMES = frozenset({"s", "e", "frame", "_ids"})
 _IDS_METHODS = frozenset({"add", "update"})
-ALLOWED_BUILTINS = frozenset({"len", "bool", "dict", "set", "any", "all", "sum", "max", "min", "list", "range", "abs",
+ALLOWED_BUILTINS = frozenset({"len", "bool", "dict", "set", "any", "all", "sum", "max", "min", "list", "map", "range",
+                              "abs",
                               "sorted", "TypeError", "ZeroDivisionError", "OverflowError", "IndexError", "KeyError",
                               "ValueError", "AttributeError"})
 # the fields of a state the generated code may read or write (``s.<field>``)

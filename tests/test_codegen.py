@@ -931,3 +931,89 @@ def test_a_zone_of_a_missing_player_fails_alike_in_both_engines(rule, monkeypatc
         failures.append(str(caught.value))
     assert failures[0] == failures[1] == failures[2]
     assert "hand(...) of a missing value (none)" in failures[0] and "NoneType" not in failures[0]
+
+
+_LOOKUPS = """\
+rulespec: 1
+game: {name: L, players: 2}
+cards:
+  attributes:
+    kind: {type: str, default: plain}
+    n: {type: int, default: 0}
+    lit: {type: bool, default: false}
+  list:
+    - {name: A, kind: red, n: 4, lit: true, copies: 2}
+    - {name: B, kind: red, n: -2}
+    - {name: C, n: 7, lit: true}
+    - {name: D, kind: blue, n: 1}
+    - {name: E, kind: blue}
+zones:
+  deck: {visibility: hidden}
+  hand: {per: player, visibility: owner}
+  table: {visibility: public}
+variables:
+  held: {type: int, initial: 0}
+  high: {type: int, initial: 0}
+  low: {type: int, initial: 0}
+  some: {type: bool, initial: false}
+  every: {type: bool, initial: false}
+  ns: {type: value, initial: []}
+  kinds: {type: int, initial: 0}
+define:
+  points(cards): sum(c.n for c in cards)
+round:
+  setup: [shuffle deck, deal 3 from deck to hand]
+  first: player(0)
+  turn:
+    - choose:
+        action: play
+        by: current
+        for: c in hand(current)
+        label: "{c}"
+        do:
+          - move c to table
+          - held = points(hand(current))
+          - current.score = points(table)
+          - high = max(c.n for c in table)
+          - low = min(c.n for c in table)
+          - some = any(c.lit for c in hand(current))
+          - every = all(c.lit for c in table)
+          - ns = [c.n for c in table]
+          - kinds = count(distinct(c.kind for c in table))
+          - if: count(hand(current)) == 0 and current == player(1)
+            then: [end game]
+match: {}
+"""
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_aggregates_of_a_card_attribute_are_the_same_in_both_engines(seed, monkeypatch):
+    """An aggregate or list of one attribute of each card of a zone is generated as a map of the
+    attribute's table (and a small define called on a zone of a family, `points(hand(p))`, is
+    written in line): the same values as the closures', derived here from the cards on the table."""
+    n = {"A": 4, "B": -2, "C": 7, "D": 1, "E": 0}
+    lit = {"A": True, "B": False, "C": True, "D": False, "E": False}
+    kind = {"A": "red", "B": "red", "C": "plain", "D": "blue", "E": "blue"}
+    outcomes = []
+    for mode in ("off", "strict"):
+        monkeypatch.setattr(codegen, "MODE", mode)
+        game = interpreter.game_from_text(_LOOKUPS)
+        if mode == "strict":
+            source = game.link.codegen.source()
+            assert "sum(map(" in source and "list(map(" in source and "len(set(map(" in source
+            assert source.count("sum(map(") == 3  # the define's unit, and its body at both calls
+        state = game.new_initial_state(seed)
+        seen = []
+        while not state.is_terminal():
+            mover = state.current_player()
+            state.apply_action(random.Random(seed).choice(state.legal_actions()))
+            table, hand = zone_names(state, "table"), zone_names(state, "hand", mover)
+            slots = game.link.var_slots
+            values = [state.g[slots[name]] for name in ("held", "high", "low", "some", "every", "ns", "kinds")]
+            assert values == [sum(n[c] for c in hand), max(n[c] for c in table), min(n[c] for c in table),
+                              any(lit[c] for c in hand), all(lit[c] for c in table), [n[c] for c in table],
+                              len({kind[c] for c in table})]
+            assert state.score[mover] == sum(n[c] for c in table)
+            seen.append(values)
+        outcomes.append((seen, state.to_json()))
+    assert outcomes[0] == outcomes[1] and len(outcomes[0][0]) == 6
