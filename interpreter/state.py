@@ -230,12 +230,12 @@ class State:
     def clone(self) -> State:
         other = State.__new__(State)
         other.game = self.game
-        other.zones = [list(z) for z in self.zones]
+        other.zones = list(map(list.copy, self.zones))  # (a C loop: a search clones every iteration)
         other.loc = list(self.loc)
         other.face = list(self.face)
         other.shuffled = list(self.shuffled)
         other.g = list(self.g)
-        other.pv = [list(v) for v in self.pv]
+        other.pv = list(map(list.copy, self.pv))
         other.score = list(self.score)
         other.total = list(self.total)
         other.skips = list(self.skips)
@@ -250,7 +250,7 @@ class State:
         other.next_seat = self.next_seat
         other.in_play = self.in_play
         other.ending = self.ending
-        other.stack = [_copy_frame(f) for f in self.stack]
+        other.stack = list(map(_copy_frame, self.stack))
         other.pending = self.pending
         other.rng = self.rng
         other.history = list(self.history)
