@@ -24,6 +24,7 @@ from .budget import start_step
 from .errors import OptionError, RuleError, StateError
 from .limits import DEFAULT_LIMITS, RunLimits
 from .link import Link
+from .rng import seed_state
 from .state import CHANCE, Pending, State, action_id
 from .state_check import load_state, parse_state_text
 from .static import evaluate_static
@@ -64,6 +65,9 @@ class Game:
         self.min_utility, self.max_utility, self.utility_sum = link.utility_bounds
         self.resolve = flow.resolve  # carries out a chosen option (a plain function: the hot path)
         self._labels: dict[int, list[Any]] = {}  # label templates, compiled when first shown
+        # the state after the setup, when the setup draws nothing at random (new_initial_state)
+        self._start: State | None = None
+        self._start_known = False
 
     # ------------------------------------------------------------------ metadata
     @property
@@ -137,11 +141,25 @@ class Game:
 
     # ------------------------------------------------------------------ states
     def new_initial_state(self, seed: int = 0) -> State:
+        """The state after the setup, with its random generator seeded by ``seed``.
+
+        A setup that draws nothing at random (it may still mark a pile shuffled: its cards are
+        drawn at random later) leaves the same state whatever the seed but the generator: that
+        state is worked out once and each new one is a copy of it, reseeded."""
+        start = self._start
+        if start is not None:
+            state = start.clone()
+            state.rng = seed_state(seed)
+            return state
         state = self.link.new_state(seed)
         state.game = self
         start_step(state)
         self.link.initial_values(state)
         flow.run(state)
+        if not self._start_known:
+            self._start_known = True
+            if state.rng == seed_state(seed):
+                self._start = state.clone()
         return state
 
     def state_from_json(self, text: str | bytes) -> State:

@@ -15,6 +15,7 @@ import pytest
 import interpreter
 from interpreter import state as S
 from interpreter import state_check
+from interpreter.rng import seed_state
 from interpreter.state import _COPIES, _FIELDS, State
 from tests.conftest import GAMES
 from tests.support import played
@@ -140,3 +141,55 @@ def test_equality_and_saving_follow_the_declaration() -> None:
     other = state.clone()  # ... and nothing else
     other.ops, other.log_size = other.ops + 1, other.log_size + 1
     assert other == state
+
+
+def _variants() -> list[Any]:
+    cases = []
+    for spec in sorted(GAMES.glob("*.yaml")):
+        for variant in interpreter.load_game(str(spec)).variants or [{"name": "defaults", "players": None,
+                                                                      "options": {}}]:
+            cases.append(pytest.param(spec, variant, id=f"{spec.stem}-{variant['name']}"))
+    return cases
+
+
+@pytest.mark.parametrize("spec, variant", _variants())
+def test_a_new_state_is_the_setup_run_for_its_seed(spec: Any, variant: dict[str, Any]) -> None:
+    """new_initial_state copies a setup that drew nothing at random, reseeded: every field, the
+    work left and the log's size are what running the setup for that seed makes, and no two
+    new states share a list."""
+    def game() -> Any:
+        return interpreter.load_game(str(spec), players=variant["players"], options=variant["options"])
+
+    def data(state: State) -> list[Any]:  # (states of two games are never ==)
+        return [getattr(state, name) for name in _FIELDS]
+
+    reused = game()
+    reused.new_initial_state(0)
+    for seed in (1, 7, 2**40):
+        made = game().new_initial_state(seed)  # a new game: the setup runs for this seed
+        copied = reused.new_initial_state(seed)
+        assert data(copied) == data(made) and copied.to_json() == made.to_json()
+        assert (copied.ops, copied.log_size, copied.dirty) == (made.ops, made.log_size, made.dirty)
+        other = reused.new_initial_state(seed)
+        for name, kind in _COPIES.items():
+            a, b = getattr(other, name), getattr(copied, name)
+            if kind in (S.LIST, S.LISTS, S.FRAMES):
+                assert a is not b, name
+            if kind in (S.LISTS, S.FRAMES):
+                assert all(x is not y for x, y in zip(a, b)), name
+            if kind == S.FRAMES:
+                assert all(x is not y for fa, fb in zip(a, b) for x, y in zip(fa, fb) if type(x) is dict), name
+        legal = copied.legal_actions()
+        if legal and not copied.is_terminal():
+            copied.apply_action(legal[-1])
+            assert data(reused.new_initial_state(seed)) == data(made)  # playing on a copy leaves the next alone
+    assert (reused._start is not None) == (made.rng == seed_state(2**40))  # reused when it drew nothing
+
+
+def test_only_a_setup_that_draws_nothing_is_reused() -> None:
+    """The cases above are not vacuous: some setups are reused, and one that deals is not."""
+    for name, players, reused in (("tictactoe", None, True), ("goofspiel", None, True), ("highhand", 4, False),
+                                  ("highjack", 4, False)):
+        game = interpreter.load_game(str(GAMES / f"{name}.yaml"), players=players)
+        game.new_initial_state(3)
+        assert (game._start is not None) is reused, name
