@@ -228,7 +228,8 @@ class State:
         return self.game.observe(self, player, events)
 
     def clone(self) -> State:
-        other = State.__new__(State)
+        cls = type(self)  # (a subclass's states clone as that subclass)
+        other = cls.__new__(cls)
         other.game = self.game
         other.zones = list(map(list.copy, self.zones))  # (a C loop: a search clones every iteration)
         other.loc = list(self.loc)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -58,16 +59,18 @@ def _play(game: interpreter.Game, seed: int) -> list[str]:
                          ids=lambda v: str(v) if not isinstance(v, dict) else ",".join(map(str, v.values())))
 def test_tracked_end_checks_play_the_same_matches(name: str, players: int, options: dict[str, Any], explicit: bool,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    game = interpreter.load_game(str(GAMES / name), players=players, options=options, explicit_chance=explicit)
-    _same_matches(game, range(2), monkeypatch)
+    _same_matches(lambda: interpreter.load_game(str(GAMES / name), players=players, options=options,
+                                                explicit_chance=explicit), range(2), monkeypatch)
 
 
-def _same_matches(game: interpreter.Game, seeds: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Matches of ``game`` with tracking, then the same matches with every check evaluated."""
+def _same_matches(make: Callable[[], interpreter.Game], seeds: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Matches of a game with tracking, then the same matches with every check evaluated."""
+    game = make()
     tracked = [_play(game, seed) for seed in seeds]
     assert type(game.new_initial_state(0)) is State
     monkeypatch.setattr(link_module, "State", AlwaysDirty)  # states made from now on are always dirty
-    assert type(game.new_initial_state(0)) is AlwaysDirty
+    game = make()  # (a game keeps a copy of its first state to copy again: a new one, made dirty)
+    assert type(game.new_initial_state(0)) is AlwaysDirty and type(game.new_initial_state(1)) is AlwaysDirty
     for seed, trace in zip(seeds, tracked):
         assert trace == _play(game, seed), f"seed {seed}"
     monkeypatch.undo()
@@ -153,18 +156,20 @@ def test_each_kind_of_read_is_tracked(end: str, monkeypatch: pytest.MonkeyPatch)
     that ends on any of them ends at the same statement with and without tracking."""
     game = interpreter.game_from_text(_CARDS.replace("END", end))
     assert not game.link.end_watch.everything
-    _same_matches(game, range(8), monkeypatch)
+    _same_matches(lambda: interpreter.game_from_text(_CARDS.replace("END", end)), range(8), monkeypatch)
 
 
 def test_the_comparison_would_catch_a_missed_write(monkeypatch: pytest.MonkeyPatch) -> None:
     """If assignments forgot to mark the state, the matches would differ: the test above can fail."""
     from interpreter import codegen_blocks, effects
 
-    monkeypatch.setattr(effects, "_marking", lambda fn: fn)
-    monkeypatch.setattr(codegen_blocks, "_marks", lambda L, key: False)
-    forgetful = interpreter.game_from_text(_CARDS.replace("END", "played >= 7"))
-    monkeypatch.undo()
-    with pytest.raises(AssertionError):
+    def forgetful() -> interpreter.Game:
+        with monkeypatch.context() as patch:
+            patch.setattr(effects, "_marking", lambda fn: fn)
+            patch.setattr(codegen_blocks, "_marks", lambda L, key: False)
+            return interpreter.game_from_text(_CARDS.replace("END", "played >= 7"))
+
+    with pytest.raises(AssertionError, match="seed"):
         _same_matches(forgetful, range(12), monkeypatch)
 
 
@@ -205,7 +210,7 @@ match:
 def test_pieces_are_tracked(end: str, monkeypatch: pytest.MonkeyPatch) -> None:
     game = interpreter.game_from_text(_PIECES.replace("END", end))
     assert not game.link.end_watch.everything
-    _same_matches(game, range(10), monkeypatch)
+    _same_matches(lambda: interpreter.game_from_text(_PIECES.replace("END", end)), range(10), monkeypatch)
 
 
 _PEEK = """\
