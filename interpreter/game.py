@@ -67,6 +67,7 @@ class Game:
         self._labels: dict[int, list[Any]] = {}  # label templates, compiled when first shown
         # the state after the setup, when the setup draws nothing at random (new_initial_state)
         self._start: State | None = None
+        self._start_shared: tuple[str, ...] = ()  # its fields a clone would share (State.detached)
         self._start_known = False
 
     # ------------------------------------------------------------------ metadata
@@ -145,10 +146,10 @@ class Game:
 
         A setup that draws nothing at random (it may still mark a pile shuffled: its cards are
         drawn at random later) leaves the same state whatever the seed but the generator: that
-        state is worked out once and each new one is a copy of it, reseeded."""
+        state is worked out once and each new one is a copy of it sharing nothing, reseeded."""
         start = self._start
         if start is not None:
-            state = start.clone()
+            state = start.detached(self._start_shared)
             state.rng = seed_state(seed)
             return state
         state = self.link.new_state(seed)
@@ -159,7 +160,8 @@ class Game:
         if not self._start_known:
             self._start_known = True
             if state.rng == seed_state(seed):
-                self._start = state.clone()
+                self._start = state.detached()
+                self._start_shared = self._start.shared_by_clone()
         return state
 
     def state_from_json(self, text: str | bytes) -> State:

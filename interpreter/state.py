@@ -264,6 +264,25 @@ class State:
         other.dirty = self.dirty
         return other
 
+    def detached(self, fields: tuple[str, ...] | None = None) -> State:
+        """A copy that shares no list or dict with this state at any depth (``clone()`` shares
+        what lies deeper than it copies: events, the list values of variables, a decision's
+        env): a new match starts from one (``Game.new_initial_state``), so no match sees
+        another's values. ``fields``: ``shared_by_clone()``, when the caller knows it."""
+        other = self.clone()
+        for name in self.shared_by_clone() if fields is None else fields:
+            value = getattr(self, name)
+            if _COPIES[name] == RECORD:
+                setattr(other, name, type(value)(*_plain_copy(list(value))))
+            else:
+                setattr(other, name, _plain_copy(value))
+        return other
+
+    def shared_by_clone(self) -> tuple[str, ...]:
+        """The fields holding a list or dict that ``clone()`` shares with this state."""
+        return tuple(name for name, kind in _COPIES.items()
+                     if kind != VALUE and _holds_container(getattr(self, name), _CLONE_DEPTH[kind]))
+
     def to_dict(self) -> dict[str, Any]:
         data = {name: getattr(self, name) for name in _FIELDS}
         data["format"] = _FORMAT
@@ -360,6 +379,31 @@ def _copy_frame(frame: list) -> list:
         elif type(item) is list:
             out[i] = item[:]
     return out
+
+
+def _plain_copy(value: Any) -> Any:
+    """``value`` with each list and dict in it copied, at any depth (a state's values nest at
+    most ``budget.MAX_NESTING`` deep)."""
+    kind = type(value)
+    if kind is list:
+        return [_plain_copy(item) if type(item) in _NESTED else item for item in value]
+    if kind is dict:
+        return {key: _plain_copy(item) if type(item) in _NESTED else item for key, item in value.items()}
+    return value
+
+
+_NESTED = (list, dict)
+# the depth from which clone() shares a field's lists and dicts (0: the field's value itself)
+_CLONE_DEPTH = {LIST: 1, LISTS: 2, FRAMES: 3, RECORD: 1}
+
+
+def _holds_container(value: Any, depth: int) -> bool:
+    """Is there a list or dict ``depth`` levels inside ``value`` (a record's items are one level in)?"""
+    level = [value]
+    for _ in range(depth):
+        level = [item for v in level if type(v) in (list, dict) or isinstance(v, tuple)
+                 for item in (v.values() if type(v) is dict else v)]
+    return any(type(item) in _NESTED for item in level)
 
 
 def _declared_copy(annotation: str) -> str | None:

@@ -156,7 +156,8 @@ def _variants() -> list[Any]:
 def test_a_new_state_is_the_setup_run_for_its_seed(spec: Any, variant: dict[str, Any]) -> None:
     """new_initial_state copies a setup that drew nothing at random, reseeded: every field, the
     work left and the log's size are what running the setup for that seed makes, and no two
-    new states share a list."""
+    new states share a list or a dict at any depth (a caller changing one state's events or
+    variables changes no other match)."""
     def game() -> Any:
         return interpreter.load_game(str(spec), players=variant["players"], options=variant["options"])
 
@@ -164,26 +165,60 @@ def test_a_new_state_is_the_setup_run_for_its_seed(spec: Any, variant: dict[str,
         return [getattr(state, name) for name in _FIELDS]
 
     reused = game()
-    reused.new_initial_state(0)
+    first = reused.new_initial_state(0)
     for seed in (1, 7, 2**40):
         made = game().new_initial_state(seed)  # a new game: the setup runs for this seed
         copied = reused.new_initial_state(seed)
         assert data(copied) == data(made) and copied.to_json() == made.to_json()
         assert (copied.ops, copied.log_size, copied.dirty) == (made.ops, made.log_size, made.dirty)
         other = reused.new_initial_state(seed)
-        for name, kind in _COPIES.items():
-            a, b = getattr(other, name), getattr(copied, name)
-            if kind in (S.LIST, S.LISTS, S.FRAMES):
-                assert a is not b, name
-            if kind in (S.LISTS, S.FRAMES):
-                assert all(x is not y for x, y in zip(a, b)), name
-            if kind == S.FRAMES:
-                assert all(x is not y for fa, fb in zip(a, b) for x, y in zip(fa, fb) if type(x) is dict), name
+        assert not _containers(other) & _containers(copied)
+        assert not _containers(other) & _containers(first)
         legal = copied.legal_actions()
         if legal and not copied.is_terminal():
             copied.apply_action(legal[-1])
             assert data(reused.new_initial_state(seed)) == data(made)  # playing on a copy leaves the next alone
     assert (reused._start is not None) == (made.rng == seed_state(2**40))  # reused when it drew nothing
+
+
+def _containers(state: State) -> set[int]:
+    """The ids of the lists and dicts in a state's data, at any depth."""
+    found: set[int] = set()
+    todo: list[Any] = [getattr(state, name) for name in _FIELDS]
+    while todo:
+        value = todo.pop()
+        if type(value) in (list, dict):
+            found.add(id(value))
+        if type(value) in (list, dict) or isinstance(value, tuple):
+            todo.extend(value.values() if type(value) is dict else value)
+    return found
+
+
+def test_a_copied_new_state_shares_nothing_with_the_next() -> None:
+    """What a caller changes in a new state's events, variables or decision stays in that match."""
+    spec = """\
+rulespec: 1
+game: {name: N, players: 2}
+variables:
+  seen: {type: value, initial: [[1, 2], []]}
+round:
+  setup:
+    - emit hello(list=[[1], [2, 3]])
+  turn:
+    - choose:
+        action: go
+        for: x in [1, 2]
+        do: [end game]
+match: {}
+"""
+    game = interpreter.game_from_text(spec)
+    state = game.new_initial_state(1)
+    assert game._start is not None and set(game._start_shared) >= {"g", "events", "pending"}
+    state.g[0][0].append(9)
+    state.events[-1]["list"][1].append(9)
+    state.pending.payload["x"] = 9
+    again = game.new_initial_state(2)
+    assert again.g[0] == [[1, 2], []] and again.events[-1]["list"] == [[1], [2, 3]] and again.pending.payload == {}
 
 
 def test_only_a_setup_that_draws_nothing_is_reused() -> None:
