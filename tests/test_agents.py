@@ -62,6 +62,36 @@ def test_a_redeal_shuffles_as_random_shuffle_does():
         assert ours.random() == theirs.random()  # the same draws were used up
 
 
+def test_a_rollout_plays_the_actions_random_randrange_picks():
+    """The search's expansion and rollout (mcts._iterate, its draw written out) play exactly the
+    actions ``Random.randrange`` picks from the same generator, chance sampled as the state
+    samples it: a reference replay, step by step, from the same state and seed."""
+    from tests.support import played
+
+    game = interpreter.load_game(HIGHJACK, players=4)
+    agent = make_agent("mcts:1:depth=12", game, 0)
+    sizes = set()
+    for seed in range(12):
+        state = played(game, seed, 5 + 7 * seed)
+        if state.is_terminal():
+            continue
+        world = state.clone()
+        agent._iterate(mcts_module._Node(4), world, random.Random(seed), 4)
+        actions = world.history[len(state.history):]
+        reference, rng = state.clone(), random.Random(seed)
+        for action in actions:
+            pending = reference.pending
+            if pending.player < 0:
+                expected = reference.sample_chance_outcome(rng)
+            else:
+                sizes.add(len(pending.legal))
+                expected = pending.legal[rng.randrange(len(pending.legal))]
+            assert action == expected, f"seed {seed}"
+            reference.apply_action(expected)
+        assert len(actions) > 1
+    assert any(n > 2 and n & (n - 1) for n in sizes)  # sizes that reject some draws were met
+
+
 def test_each_seat_is_scored_against_the_best_other_seat():
     from interpreter.agents import evaluate
 
