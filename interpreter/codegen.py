@@ -628,11 +628,9 @@ class _Writer:
         if func not in ("count", "sum", "max", "min", "any", "all", "distinct", "argmax", "argmin"):
             return None
         elt, loop, var = self.comprehension(node.comp, node.span)
-        looked_up = self.looked_up(node.comp, elt, loop, var)
-        if looked_up is not None and func == "sum":
-            return self.aggregate(func, looked_up, node)
-        if looked_up is not None and func in ("max", "min", "any", "all"):  # each item, in a list
-            return self.aggregate(func, f"list({looked_up})", node)
+        looked_up = self.looked_up(node.comp, elt, loop, var) if func in ("sum", "max", "min", "any", "all") else None
+        if looked_up is not None:  # (a list for all but sum: each item is looked up, as the closure does)
+            return self.aggregate(func, looked_up if func == "sum" else f"list({looked_up})", node)
         if func == "distinct":
             return f"_dv(s, [{elt} {loop}], {self.name_of(node.span)})"
         if func in ("argmax", "argmin"):

@@ -830,19 +830,9 @@ def test_events_written_in_line_are_made_and_paid_for_as_by_the_closures(max_log
         assert outcomes[0][1] is None and len(outcomes[0][0]) == 6
 
 
-_DISTINCT = """\
-rulespec: 1
-game: {name: D, players: 2}
-cards:
-  attributes:
-    kind: {type: str, default: plain}
-    n: {type: int, default: 0}
-  list:
-    - {name: A, kind: red, n: 1, copies: 2}
-    - {name: B, kind: red, n: 2}
-    - {name: C, n: 2}
-    - {name: D, kind: blue, n: 1}
-    - {name: E, kind: blue}
+# a round of the tests below: each player plays their 3 cards to the table, one a turn (%s: more
+# statements of each play)
+_PLAY_TO_TABLE = """\
 zones:
   deck: {visibility: hidden}
   hand: {per: player, visibility: owner}
@@ -858,10 +848,27 @@ round:
         label: "{c}"
         do:
           - move c to table
-          - current.score = count(distinct(c.kind for c in table)) * 10 + count(distinct(c.n for c in table))
-          - if: count(hand(current)) == 0 and current == player(1)
+%s          - if: count(hand(current)) == 0 and current == player(1)
             then: [end game]
 match: {}
+"""
+
+
+_DISTINCT = """\
+rulespec: 1
+game: {name: D, players: 2}
+cards:
+  attributes:
+    kind: {type: str, default: plain}
+    n: {type: int, default: 0}
+  list:
+    - {name: A, kind: red, n: 1, copies: 2}
+    - {name: B, kind: red, n: 2}
+    - {name: C, n: 2}
+    - {name: D, kind: blue, n: 1}
+    - {name: E, kind: blue}
+""" + _PLAY_TO_TABLE % """\
+          - current.score = count(distinct(c.kind for c in table)) * 10 + count(distinct(c.n for c in table))
 """
 
 
@@ -947,10 +954,6 @@ cards:
     - {name: C, n: 7, lit: true}
     - {name: D, kind: blue, n: 1}
     - {name: E, kind: blue}
-zones:
-  deck: {visibility: hidden}
-  hand: {per: player, visibility: owner}
-  table: {visibility: public}
 variables:
   held: {type: int, initial: 0}
   high: {type: int, initial: 0}
@@ -961,17 +964,7 @@ variables:
   kinds: {type: int, initial: 0}
 define:
   points(cards): sum(c.n for c in cards)
-round:
-  setup: [shuffle deck, deal 3 from deck to hand]
-  first: player(0)
-  turn:
-    - choose:
-        action: play
-        by: current
-        for: c in hand(current)
-        label: "{c}"
-        do:
-          - move c to table
+""" + _PLAY_TO_TABLE % """\
           - held = points(hand(current))
           - current.score = points(table)
           - high = max(c.n for c in table)
@@ -980,9 +973,6 @@ round:
           - every = all(c.lit for c in table)
           - ns = [c.n for c in table]
           - kinds = count(distinct(c.kind for c in table))
-          - if: count(hand(current)) == 0 and current == player(1)
-            then: [end game]
-match: {}
 """
 
 
