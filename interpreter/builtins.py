@@ -355,29 +355,28 @@ def b_start_cells(node: A.Call, L: Any) -> Fn:
     return lambda s, e: table[p(s, e)]
 
 
+def line_of(s: Any, who: Any, windows: Any, span: Any) -> bool:
+    """Does ``who`` own the pieces on every cell of one of ``windows`` (runs of cells)?
+    The closure of `line` and generated code both call this."""
+    if len(windows) > SMALL:
+        spend(s, len(windows), span)
+    occupied = s.cell_piece
+    owner = s.piece_owner
+    for window in windows:
+        for c in window:
+            x = occupied[c]
+            if x < 0 or owner[x] != who:
+                break
+        else:
+            return True
+    return False
+
+
 def b_line(node: A.Call, L: Any) -> Fn:
     p, n = _args(node, L)
-    board = L.board
-
+    windows = L.board.windows
     span = node.span
-
-    def line(s: Any, e: dict) -> bool:
-        who = p(s, e)
-        occupied = s.cell_piece
-        owner = s.piece_owner
-        windows = board.windows(n(s, e))
-        if len(windows) > SMALL:
-            spend(s, len(windows), span)
-        for window in windows:
-            for c in window:
-                x = occupied[c]
-                if x < 0 or owner[x] != who:
-                    break
-            else:
-                return True
-        return False
-
-    return line
+    return lambda s, e: line_of(s, p(s, e), windows(n(s, e)), span)
 
 
 def _directions(node: A.Call, L: Any, default: str = "orthogonal") -> str:

@@ -34,7 +34,7 @@ from rulespec import types as T
 
 from .budget import _BIG_INT as _BIG
 from .budget import SMALL, check_grown, overrun
-from .builtins import slides_any, slides_of, slides_rays, unknown_order, whole_numbers
+from .builtins import line_of, slides_any, slides_of, slides_rays, unknown_order, whole_numbers
 from .errors import RuleError
 from .expressions import (
     Fn,
@@ -772,6 +772,12 @@ class _Writer:
                     f"({cards}[{-1 if func == 'top' else 0!r}] if ({cards} := s.zones[{z}]) else None))")
         if func == "slides":  # (its closure, compiled first, checked that the keywords are constants)
             return f"_sl(s, {self.expr(args[0])}, {self.name_of(slides_rays(node, L))})"
+        if func == "line":
+            who, n = self.expr(args[0]), self.expr(args[1])
+            # the runs of a constant length found now; of another, by the board's (cached) method
+            windows = (self.name_of(L.board.windows(int(n))) if _WHOLE.match(n)
+                       else f"{self.name_of(L.board.windows)}({n})")
+            return f"{self.name_of(line_of)}(s, {who}, {windows}, {self.name_of(node.span)})"
         if func == "range":
             a, b = (self.expr(arg) for arg in args)
             if _WHOLE.match(a) and _WHOLE.match(b) and int(b) - int(a) <= SMALL:

@@ -37,6 +37,7 @@ from .effects import (
     event_size,
     late_procedure,
     may_nest,
+    piece_pools,
     rule_failure,
     splice_constant_ifs,
 )
@@ -52,7 +53,6 @@ CLOSURE_STATEMENTS = {
     "Deal": "deals round the table from a zone whose order may be unknown",
     "Shuffle": "marks a zone unordered (and the end conditions, if they read it)",
     "Flip": "a card or a list of cards: rare, and one call",
-    "Place": "finds the player's next piece off the board",
     "Next": "rare (once a turn at most), and one call",
     "Repeat": "a bounded loop with its own error when the bound is reached",
     "Choose": "never runs in line: a choice is a frame code (flow.ChooseCode)",
@@ -487,18 +487,10 @@ class _Statements:
         if what_type == T.PIECE:
             # in line as state.move_piece does it; a missing piece or cell, or a cell another
             # piece holds, goes to _mvp for its error
-            x, c, o = self.w.temp(), self.w.temp(), self.w.temp()
+            x, c = self.w.temp(), self.w.temp()
             self.put(indent, f"{x} = {self.value(stmt.what)}")
             self.put(indent, f"{c} = {self.value(stmt.dest)}")
-            self.put(indent, f"if {x} is None or {c} is None or (({o} := s.cell_piece[{c}]) >= 0 and {o} != {x}):")
-            self.put(indent + 1, f"_mvp(s, {x}, {c}, {self.w.name_of(stmt.span)})")
-            self.put(indent, f"{o} = s.piece_cell[{x}]")
-            self.put(indent, f"if {o} >= 0:")
-            self.put(indent + 1, f"s.cell_piece[{o}] = -1")
-            self.put(indent, f"s.cell_piece[{c}] = {x}")
-            self.put(indent, f"s.piece_cell[{x}] = {c}")
-            if _marks(L, ("pieces",)):
-                self.put(indent, "s.dirty = True")
+            self.land(x, c, stmt.span, indent, placed=False)
             return True
         c, z = self.w.temp(), self.w.temp()
         self.put(indent, f"{c} = {self.value(stmt.what)}")
@@ -506,6 +498,44 @@ class _Statements:
         self.put(indent + 1, f"{z} = {self.value(stmt.dest)}")
         self.put(indent + 1, f"_mvc(s, {c}, {z}, {self.face(stmt, z)}, {stmt.bottom!r})")
         return True
+
+    def s_Place(self, stmt: A.Place, indent: int) -> bool:
+        """The player's first piece of the kind off the board, moved in line as ``s_Move``
+        moves one; a missing player or cell, or no piece left, goes to the closure for its error
+        (it evaluates the same pure expressions again)."""
+        L, w = self.L, self.w
+        if L.piece_fields_set:
+            return False
+        p, c, x = w.temp(), w.temp(), w.temp()
+        fail = w.call(compile_simple(stmt, L))
+        self.put(indent, f"{p} = {self.value(stmt.owner)}")
+        self.put(indent, f"{c} = {self.value(stmt.cell)}")
+        self.put(indent, f"if {p} is None or {c} is None:")
+        self.put(indent + 1, fail)
+        self.put(indent, f"for {x} in {w.name_of(piece_pools(L, stmt.kind))}[{p}]:")
+        self.put(indent + 1, f"if s.piece_cell[{x}] < 0:")
+        self.put(indent + 2, "break")
+        self.put(indent, "else:")
+        self.put(indent + 1, fail)
+        self.land(x, c, stmt.span, indent, placed=True)
+        return True
+
+    def land(self, x: str, c: str, span: Any, indent: int, placed: bool) -> None:
+        """Piece ``x`` onto cell ``c`` in line, as ``state.move_piece`` moves it, ``_mvp`` raising
+        its errors (a missing piece or cell, a cell another piece holds). A ``placed`` piece and
+        its cell are known, and the piece is off the board."""
+        o = self.w.temp()
+        missing = "" if placed else f"{x} is None or {c} is None or "
+        self.put(indent, f"if {missing}(({o} := s.cell_piece[{c}]) >= 0 and {o} != {x}):")
+        self.put(indent + 1, f"_mvp(s, {x}, {c}, {self.w.name_of(span)})")
+        if not placed:
+            self.put(indent, f"{o} = s.piece_cell[{x}]")
+            self.put(indent, f"if {o} >= 0:")
+            self.put(indent + 1, f"s.cell_piece[{o}] = -1")
+        self.put(indent, f"s.cell_piece[{c}] = {x}")
+        self.put(indent, f"s.piece_cell[{x}] = {c}")
+        if _marks(self.L, ("pieces",)):
+            self.put(indent, "s.dirty = True")
 
     def s_Remove(self, stmt: A.Remove, indent: int) -> bool:
         x, c = self.w.temp(), self.w.temp()

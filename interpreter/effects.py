@@ -33,7 +33,7 @@ from .expressions import (
 from .state import draw_top, move_card, move_cards, move_piece, move_zone, take_card
 
 __all__ = ["EndSignal", "compile_simple", "compile_block_closure", "Stmt", "TOP", "BOTTOM", "RANDOM", "EventSize",
-           "event_size", "check_stored"]
+           "event_size", "check_stored", "piece_pools"]
 
 Stmt = Callable[[Any, dict], None]
 TOP, BOTTOM, RANDOM = 0, 1, 2
@@ -733,13 +733,19 @@ def s_Remove(node: A.Remove, L: Any) -> Stmt:
     return _marking(remove) if ("pieces",) in L.end_watch else remove
 
 
+def piece_pools(L: Any, kind: str) -> list[list[int]]:
+    """Each player's pieces of ``kind``, in order (for rules that never change owners or kinds)."""
+    every = range(len(L.piece_owner))
+    return [[x for x in every if L.piece_owner[x] == p and L.piece_kind_name[x] == kind]
+            for p in range(L.num_players)]
+
+
 def _place(node: A.Place, L: Any) -> Stmt:
     owner = compile_expr(node.owner, L)
     cell = compile_expr(node.cell, L)
     every = range(len(L.piece_owner))
-    if not L.piece_fields_set:  # owners and kinds never change: each player's pieces of the kind, once
-        pools = [[x for x in every if L.piece_owner[x] == p and L.piece_kind_name[x] == node.kind]
-                 for p in range(L.num_players)]
+    if not L.piece_fields_set:
+        pools = piece_pools(L, node.kind)
     span = node.span
     kind = node.kind
 

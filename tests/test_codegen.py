@@ -428,6 +428,45 @@ variables:
 - end game""")
 
 
+_PLACING_SPEC = _one_action_spec("""\
+game: {name: Placer, players: 2}
+board: {rows: 2, cols: 2}
+pieces:
+  pawn: {per_player: 2, start: {"2": [[a1], [b1]]}}""", """\
+- place pawn of current at CELL
+- place pawn of current at cell('b2')
+- end game""", 'match:\n  returns: {value: "count([x for x in pieces(p) if x.cell != none])", min: 0, max: 2}')
+
+
+@pytest.mark.parametrize("cell, message", [
+    ("cell('a2')", "player 0 has no pawn left to place"),  # pawns on a1 and a2: none left for b2
+    ("cell('b1')", "cell b1 already holds a piece"),
+    ("none", "cannot place a pawn: the cell is missing (none)"),
+])
+def test_a_place_in_line_fails_as_the_closure_engine_fails(tmp_path, monkeypatch, cell, message):
+    """A piece placed in line (as Python reads the player's pieces, not a closure) stops with
+    the closure engine's message at the same statement, and leaves the state as it does."""
+    spec = tmp_path / "place.yaml"
+    text = _PLACING_SPEC.replace("CELL", cell)
+    spec.write_text(text)
+    in_line = lambda game: "s.piece_cell[" in game.link.codegen.source()
+    (on, on_error), (off, off_error) = _first_action_in_each_engine(monkeypatch, spec, in_line, "strict")
+    where = _where(text, "place pawn of current at " + ("cell('b2')" if cell == "cell('a2')" else cell))
+    for error in (on_error, off_error):
+        assert message in str(error)
+        assert _position(error) == where
+    assert on.to_json() == off.to_json()
+
+
+def test_a_place_in_line_places_as_the_closure_engine(tmp_path, monkeypatch):
+    spec = tmp_path / "place.yaml"
+    spec.write_text(_PLACING_SPEC.replace("per_player: 2", "per_player: 3").replace("CELL", "cell('a2')"))
+    (on, on_error), (off, off_error) = _first_action_in_each_engine(monkeypatch, spec, None, "strict")
+    assert on_error is None and off_error is None
+    assert on.returns() == off.returns() == [3, 1]
+    assert on.to_json() == off.to_json()
+
+
 # ---------------------------------------------------------------------- injection
 
 # the texts of the corpus spec tests/hostile/specs/run_python_injection.yaml: in its names,
