@@ -43,7 +43,7 @@ from .effects import (
 )
 from .errors import BudgetError, RuleError
 from .expressions import compile_expr, compile_list, env_of_args, text_of_type, type_of
-from .frames import MAX_FRAMES, enter_block, enter_call, procedure_entry
+from .frames import DIRECT_DEPTH, MAX_FRAMES, enter_block, enter_call, procedure_entry
 from .state import CHANCE, Pending, State, move_card
 
 __all__ = ["run", "resolve", "compile_flow", "fill_block", "waits", "BlockCode", "MAX_FRAMES"]
@@ -57,22 +57,40 @@ NEVER = 1 << 62  # a statement index no block reaches
 def run(s: State) -> None:
     """A new step (the start of a match): run the rules until a decision, a chance event or the end."""
     start_step(s)
-    _run(s)
+    resolve(s, None, 0)
 
 
-def _run(s: State) -> None:
-    """Step the rules until a decision, a chance event or the end.
+def resolve(s: State, pending: Pending | None, index: int) -> None:
+    """Carry out option ``index`` of a pending decision or chance event (none at the start of
+    a match), then step the rules until a decision, a chance event or the end.
 
     The round's `end_when` is checked after every step here too (blocks also check it
     after each of their statements), so that it holds "after every statement", whatever
     ran: a decision's effects, a draw, a loop. Each frame stepped costs one unit of the
-    step's budget, and the stack of frames is bounded.
+    step's budget, and the stack of frames is bounded. (One function, not two: this runs
+    once an action.)
     """
-    stack = s.stack
     game = s.game
-    codes = game.codes
-    ends_at = game.link.ends_at
     check = game.link.end_check
+    codes = game.codes
+    if pending is not None:
+        s.ops = game.step_ops
+        code = codes[pending.code]
+        try:
+            if pending.player == CHANCE:
+                code.resolve_chance(s, pending, index)
+            else:
+                code.resolve_choice(s, pending, index)
+            if check is not None and s.dirty and s.in_play:
+                s.dirty = False
+                if check(s):
+                    unwind(s, "round")
+        except EndSignal as signal:
+            unwind(s, signal.level)
+        except PYTHON_ERRORS as exc:
+            raise rule_failure(exc, code.span) from None
+    stack = s.stack
+    ends_at = game.link.ends_at
     while s.pending is None and stack:
         frame = stack[-1]
         end = ends_at[frame[0]]
@@ -100,27 +118,6 @@ def _run(s: State) -> None:
         s.ops -= 1
         if s.ops < 0:
             overrun(s, code.span)
-
-
-def resolve(s: State, pending: Pending, index: int) -> None:
-    """Carry out option ``index`` of a pending decision or chance event, then run on (one step)."""
-    s.ops = s.game.step_ops
-    code = s.game.codes[pending.code]
-    try:
-        if pending.player == CHANCE:
-            code.resolve_chance(s, pending, index)
-        else:
-            code.resolve_choice(s, pending, index)
-        check = s.game.link.end_check
-        if check is not None and s.dirty and s.in_play:
-            s.dirty = False
-            if check(s):
-                unwind(s, "round")
-    except EndSignal as signal:
-        unwind(s, signal.level)
-    except PYTHON_ERRORS as exc:
-        raise rule_failure(exc, code.span) from None
-    _run(s)
 
 
 def unwind(s: State, level: str) -> None:
@@ -769,7 +766,7 @@ class PhaseCode(Code):
     level = "phase"
 
     def __init__(self, first: Any, order: str, end_when: list, turn_code: BlockCode,
-                 start_turn: Callable[[State], None], skip_when: Callable[[State, dict], Any] | None = None):
+                 start_turn: Callable[[State], None] | None, skip_when: Callable[[State, dict], Any] | None = None):
         self.turn_code = turn_code
         self.first = first
         self.order = order
@@ -799,8 +796,16 @@ class PhaseCode(Code):
                 s.stack.pop()
                 return
         s.current = p
-        self.start_turn(s)
-        enter_block(s, self.turn_code, [self.turn_code.index, 0, {}])
+        if self.start_turn is None:
+            s.turn += 1
+        else:
+            self.start_turn(s)
+        code = self.turn_code
+        frame = [code.index, 0, {}]
+        stack = s.stack  # enter_block, in line: this runs once a turn
+        stack.append(frame)
+        if len(stack) <= DIRECT_DEPTH:
+            code.step(s, frame)
 
     def seat_to_move(self, s: State, p: int) -> int:
         """The seat that takes the turn from ``p`` on: seats `skip_when` passes over are passed,
@@ -848,7 +853,7 @@ def compile_flow(L: Any) -> int:
         first = compile_expr(phase.first, L) if phase.first is not None else None
         ends = [compile_expr(c, L) for c in phase.end_when]
         skip_when = compile_expr(phase.skip_when, L) if phase.skip_when is not None else None
-        code = PhaseCode(first, phase.order, ends, L.codes[turn], L.start_turn, skip_when)
+        code = PhaseCode(first, phase.order, ends, L.codes[turn], L.turn_start(), skip_when)
         code.span = phase.turn.span
         phase_codes.append(L.add_code(code))
     names = {p.name: i for i, p in enumerate(round_def.phases)}

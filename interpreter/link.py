@@ -87,6 +87,7 @@ class Link:
                                        len(self.piece_owner))
         self._compile_initials()
         self._compile_procedures()
+        self._compile_turn_start()
         self.match_code = compile_flow(self)
         self._compile_results()
 
@@ -457,8 +458,13 @@ class Link:
         s.over = True
         s.pending = None
 
-    def _compile_results(self) -> None:
-        match = self.model.match
+    def turn_start(self) -> Callable[[State], None] | None:
+        """What starts a turn (``start_turn``), or None when that is only counting it (``s.turn += 1``)."""
+        if self._turn_marks or self._turn_resets or self._turn_resets_other:
+            return self.start_turn
+        return None
+
+    def _compile_turn_start(self) -> None:
         # turn-scoped globals with constant initial values reset by plain assignment
         from .expressions import const_value, is_const
 
@@ -477,6 +483,9 @@ class Link:
         watch = self.end_watch
         self._turn_marks = (("flow", "turn") in watch or ("flow", "current") in watch
                             or any(("var", self.var_defs[slot].name) in watch for slot, _ in self._turn_resets))
+
+    def _compile_results(self) -> None:
+        match = self.model.match
         if match.winners is not None:
             self._winners = _bind_empty(compile_list(match.winners, self))
         else:
