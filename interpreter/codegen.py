@@ -238,6 +238,26 @@ class Codegen:
         self.units.append(unit)
         return unit.functions[function]
 
+    def each_seat(self, node: Any, local: str) -> Callable[[Any, int], list[Any] | None] | None:
+        """``float`` of ``node`` for every seat in seat order, the seat named ``local``, as one
+        generated function ``f(state, ops)``: each seat's evaluation is a step of its own
+        (``ops`` units). It answers None when Python raises, and the caller then evaluates seat
+        by seat, where the error is worded. None when no code is generated. (A search scores
+        every seat of every position it reaches: one call, no dictionary per seat.)"""
+        if not self.generating:
+            return None
+        writer = _Writer(self, env=False)
+        writer.answered = True  # (a Python error: the caller evaluates seat by seat)
+        seat = writer.bind(local)
+        writer.present.add(seat)  # a seat is never none
+        body = writer.expr(node)
+        n = self.L.num_players
+        lines = ["def _h(s, _ops):", f"    _out = [None] * {n!r}", "    try:",
+                 f"        for {seat} in {writer.value(range(n))}:", "            s.ops = _ops",
+                 f"            _out[{seat}] = float({body})", "    except _errs:", "        return None",
+                 "    return _out"]
+        return self.load(f"h{len(self.units)}", lines, writer.names, "_h")
+
     def define(self, name: str) -> Callable[..., Any]:
         """The generated function of define ``name``: ``f(state, *arguments)``."""
         fn = self._defines.get((name, ()))

@@ -105,8 +105,13 @@ class Game:
 
     def heuristics(self, state: State) -> list[float]:
         """``heuristic(state, p)`` of every seat, in seat order (a search scores every seat at once)."""
-        heuristic = self.link.heuristic
         ops = self.step_ops  # each seat's a new step (``start_step``), in line: a search scores every iteration
+        every = self.link.heuristics
+        if every is not None:
+            values = every(state, ops)
+            if values is not None:
+                return values
+        heuristic = self.link.heuristic
         values = []
         for player in range(self.num_players):
             state.ops = ops

@@ -509,8 +509,10 @@ class Link:
         else:
             self._returns = lambda s, p, winners: (1.0 / len(winners)) if p in winners else 0.0
             self.utility_bounds = (0.0, 1.0, 1.0)
+        self.heuristics: Callable[[State, int], list[Any] | None] | None = None  # every seat's, in one call
         if self.model.heuristic is not None:
             self.heuristic = compile_expr(self.model.heuristic, self)
+            self.heuristics = self.codegen.each_seat(self.model.heuristic, "p")
         else:
             self.heuristic = lambda s, e: s.total[e["p"]] + s.score[e["p"]]
         self.invariants = [(inv.message, compile_expr(inv.expr, self), inv.span) for inv in self.model.invariants]

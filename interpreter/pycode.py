@@ -33,7 +33,7 @@ INVENTED = re.compile(r"_[a-z]+[0-9]*\Z")
 FIXED_NAMES = frozenset({"s", "e", "frame", "_ids"})
 _IDS_METHODS = frozenset({"add", "update"})
 ALLOWED_BUILTINS = frozenset({"len", "bool", "dict", "set", "any", "all", "sum", "max", "min", "list", "map", "range",
-                              "abs", "sorted", "TypeError", "ZeroDivisionError", "OverflowError", "IndexError",
+                              "abs", "sorted", "float", "TypeError", "ZeroDivisionError", "OverflowError", "IndexError",
                               "KeyError", "ValueError", "AttributeError"})
 # the fields of a state the generated code may read or write (``s.<field>``)
 STATE_ATTRS = frozenset({"zones", "loc", "face", "shuffled", "g", "pv", "score", "total", "skips", "piece_cell",

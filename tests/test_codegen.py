@@ -518,12 +518,12 @@ def test_rulespec_compile_shows_the_generated_python(capsys):
     assert "ready for 4 players" in out.getvalue()
 
 
-@pytest.mark.parametrize("refused", ["", "d", "e", "b", "s", "n", "r"])
+@pytest.mark.parametrize("refused", ["", "d", "e", "b", "s", "n", "r", "h"])
 def test_a_unit_python_cannot_compile_falls_back_to_the_closures(refused, monkeypatch):
     """Python has limits of its own (nesting of parentheses, blocks, recursion while
     compiling): a unit it refuses is not an error, the closure runs instead. ``refused``:
     the kind of unit refused (d defines, e expressions, b blocks, s steps, n a choice's
-    entry, r a choice's resolution; all)."""
+    entry, r a choice's resolution, h the heuristic of every seat; all)."""
     from interpreter import pycode
 
     def refuse(name: str, source: str, namespace: dict) -> Any:
@@ -538,7 +538,7 @@ def test_a_unit_python_cannot_compile_falls_back_to_the_closures(refused, monkey
     monkeypatch.setattr(codegen, "MODE", "strict")
     game = interpreter.load_game(str(spec), players=4)
     kinds = {unit.name[0] for unit in game.link.codegen.units}
-    assert kinds == (set() if not refused else {"d", "e", "b", "s", "n", "r"} - {refused})
+    assert kinds == (set() if not refused else {"d", "e", "b", "s", "n", "r", "h"} - {refused})
     runs = []
     for seed in range(2):
         state = game.new_initial_state(seed)
