@@ -225,7 +225,11 @@ class ForCode(Code):
             s.stack.pop()
             return
         frame[2] = i + 1
-        enter_block(s, self.body_code, [self.body, 0, dict(envs[i])])
+        body = [self.body, 0, dict(envs[i])]
+        stack = s.stack  # enter_block, in line: this runs once an item
+        stack.append(body)
+        if len(stack) <= DIRECT_DEPTH:
+            self.body_code.step(s, body)
 
 
 class RepeatCode(Code):
