@@ -447,6 +447,10 @@ class _Writer:
         card's name read in line)."""
         if t == T.CARD:
             return self.lookup(code, self.L.cards.names)
+        if T.is_list(t) and T.elem(t) == T.CARD:  # (each card's name read in line too)
+            first, cards = self.held(code)
+            x = self.temp()
+            return f"(None if {first} is None else [{self.lookup(x, self.L.cards.names)} for {x} in {cards}])"
         convert = json_converter(t, self.L)
         return code if convert is same_value else f"{self.name_of(convert)}(s, {code})"
 

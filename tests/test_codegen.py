@@ -830,6 +830,7 @@ round:
           - move c to table
           - >-
             emit played(player=current, card=c, value=c.value, table=table, seen=[c, c],
+            maybe=[c, first([x for x in hand(current) if x.value > 99])],
             nested=[[1, 2], [c.value]], left=count(hand(current)), who=[p for p in players], note='a note')
           - emit tick
           - emit mine(hand=hand(current)) to current
