@@ -27,7 +27,10 @@ from rulespec import types as T
 from .budget import SMALL, log_event, spend
 from .codegen import Codegen, _fail, _Writer
 from .effects import (
+    BOTTOM,
     PYTHON_ERRORS,
+    RANDOM,
+    TOP,
     EndSignal,
     bindings_iterator,
     binds_names,
@@ -44,7 +47,7 @@ from .effects import (
 from .errors import RuleError
 from .expressions import compile_expr, compile_list, is_const, list_difference, type_of
 from .frames import enter_block
-from .state import draw_top, move_card, move_cards, move_piece, move_zone
+from .state import draw_top, move_card, move_cards, move_piece, move_zone, take_card
 
 __all__ = ["generate_block", "generate_block_step", "hand_back", "has_own_errors", "CLOSURE_STATEMENTS"]
 
@@ -59,6 +62,7 @@ CLOSURE_STATEMENTS = {
 }
 
 _ARITHMETIC = frozenset({"+", "-", "*", "/", "//", "%"})
+_ENDS = {"top": TOP, "bottom": BOTTOM, "random": RANDOM}  # where `move <selector> <zone>` takes its card
 _FIELDS = {"score": "s.score", "total": "s.total"}
 
 
@@ -478,6 +482,9 @@ class _Statements:
     def s_Move(self, stmt: A.Move, indent: int) -> bool:
         L = self.L
         what_type = type_of(stmt.what, L)
+        if stmt.selector in _ENDS and what_type == T.ZONE:
+            self.move_from_end(stmt, indent)
+            return True
         if stmt.selector in ("one", "all") and not (stmt.selector == "one" and what_type == T.PIECE) and (
                 stmt.selector == "all" or T.is_list(what_type) or what_type == T.ZONE):
             self.move_all(stmt, what_type, indent)
@@ -498,6 +505,17 @@ class _Statements:
         self.put(indent + 1, f"{z} = {self.value(stmt.dest)}")
         self.put(indent + 1, f"_mvc(s, {c}, {z}, {self.face(stmt, z)}, {stmt.bottom!r})")
         return True
+
+    def move_from_end(self, stmt: A.Move, indent: int) -> None:
+        """`move top|bottom|random Z to D`: the card taken as ``state.take_card`` takes it, and
+        the destination evaluated only when there is one (as ``effects.s_Move``)."""
+        w = self.w
+        z, c, d = w.temp(), w.temp(), w.temp()
+        self.put(indent, f"{z} = {self.value(stmt.what)}")
+        self.put(indent, f"{c} = {w.name_of(take_card)}(s, {z}, {_ENDS[stmt.selector]!r})")
+        self.put(indent, f"if {c} is not None:")
+        self.put(indent + 1, f"{d} = {self.value(stmt.dest)}")
+        self.put(indent + 1, f"_mvc(s, {c}, {d}, {self.face(stmt, d)}, {stmt.bottom!r})")
 
     def s_Place(self, stmt: A.Place, indent: int) -> bool:
         """The player's first piece of the kind off the board, moved in line as ``s_Move``

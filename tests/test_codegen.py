@@ -467,6 +467,41 @@ def test_a_place_in_line_places_as_the_closure_engine(tmp_path, monkeypatch):
     assert on.to_json() == off.to_json()
 
 
+_TAKING_SPEC = _one_action_spec("""\
+game: {name: Taker, players: 2}
+cards:
+  name: "{value}"
+  list:
+    - family: {value: "1..4"}
+zones:
+  deck: {visibility: public}
+  hand: {per: player, visibility: owner}
+  table: {visibility: public}""", """\
+- let nobody = first([p for p in players if p.score > 99])
+- move END SOURCE to hand(nobody)
+- end game""")
+
+
+@pytest.mark.parametrize("end", ["top", "bottom", "random"])
+@pytest.mark.parametrize("source, message", [("table", None), ("deck", "hand(...) of a missing value (none)")])
+def test_a_card_taken_from_an_end_in_line_finds_its_destination_only_when_there_is_a_card(
+        tmp_path, monkeypatch, end, source, message):
+    """`move top Z to D` in line: D is evaluated once a card is taken, as the closure engine
+    does, so a missing destination fails only when Z has a card."""
+    spec = tmp_path / "take.yaml"
+    text = _TAKING_SPEC.replace("END", end).replace("SOURCE", source)
+    spec.write_text(text)
+    in_line = lambda game: "_mvc(s, " in game.link.codegen.source()
+    (on, on_error), (off, off_error) = _first_action_in_each_engine(monkeypatch, spec, in_line, "strict")
+    for error in (on_error, off_error):
+        if message is None:
+            assert error is None
+        else:
+            assert message in str(error)
+            assert _position(error) == _where(text, "hand(nobody)")
+    assert on.to_json() == off.to_json()
+
+
 # ---------------------------------------------------------------------- injection
 
 # the texts of the corpus spec tests/hostile/specs/run_python_injection.yaml: in its names,
