@@ -22,7 +22,7 @@ from . import rng as RNG
 from . import zones
 from .actions import ActionTable
 from .board import Board, parse_cell
-from .budget import log_event
+from .budget import log_event, value_units
 from .builtins import compile_builtin
 from .cards import build_card_table
 from .codegen import Codegen
@@ -443,18 +443,22 @@ class Link:
         for p, points in enumerate(s.score):
             total[p] += points
         event = {"type": "round_end", "round": s.round, "scores": list(s.score), "totals": list(total)}
+        units = 5 + 2 * len(total)  # (budget.event_units of the above: a type, a number, two lists of numbers)
         for key, fn, conv in self._round_report:
-            event[key] = conv(s, fn(s, {}))
-        log_event(s, event, self.model.round.span)
+            value = event[key] = conv(s, fn(s, {}))
+            units += value_units(value)
+        log_event(s, event, self.model.round.span, units)
 
     def finish(self, s: State) -> None:
         winners = sorted(set(self._winners(s)))
         s.winners_ = winners
         s.returns_ = [float(self._returns(s, p, winners)) for p in range(self.num_players)]
         event = {"type": "match_end", "rounds": s.round, "totals": list(s.total), "winners": winners}
+        units = 5 + len(s.total) + len(winners)  # (as in end_round)
         for key, fn, conv in self._match_report:
-            event[key] = conv(s, fn(s, {"winners": winners}))
-        log_event(s, event, self.model.match.span)
+            value = event[key] = conv(s, fn(s, {"winners": winners}))
+            units += value_units(value)
+        log_event(s, event, self.model.match.span, units)
         s.over = True
         s.pending = None
 

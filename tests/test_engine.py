@@ -601,6 +601,28 @@ def test_match_end_by_round_count_and_by_event_and_shared_wins():
     assert {"type": "bang", "at": 1} in state.events and state.events[-1]["type"] == "match_end"
 
 
+@pytest.mark.parametrize("spec", sorted((ROOT / "games").glob("*.yaml")), ids=lambda p: p.stem)
+def test_the_log_pays_for_round_and_match_ends_what_they_measure(spec, monkeypatch):
+    """The ends of a round and of a match are logged with their sizes worked out as they are
+    made (report fields measured): each is exactly what measuring the event gives."""
+    import interpreter.link
+    from interpreter.budget import event_units, log_event
+
+    paid = []
+
+    def logged(s, event, span, units=0):
+        paid.append((event["type"], units, event_units(event)))
+        log_event(s, event, span, units)
+
+    monkeypatch.setattr(interpreter.link, "log_event", logged)
+    game = interpreter.load_game(str(spec))
+    state = game.new_initial_state(1)
+    play_random(state, random.Random(1), limit=5000)
+    kinds = {kind for kind, _, _ in paid}
+    assert state.is_terminal() and {"round_start", "round_end", "match_end"} <= kinds
+    assert [(kind, units) for kind, units, _ in paid] == [(kind, measured) for kind, _, measured in paid]
+
+
 def test_custom_events_with_payloads_and_audience():
     game = make(CARD_GAME, """
         round:
