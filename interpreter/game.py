@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rulespec import compile_file, compile_text
@@ -66,8 +66,7 @@ class Game:
         self.resolve = flow.resolve  # carries out a chosen option (a plain function: the hot path)
         self._labels: dict[int, list[Any]] = {}  # label templates, compiled when first shown
         # the state after the setup, when the setup draws nothing at random (new_initial_state)
-        self._start: State | None = None
-        self._start_shared: tuple[str, ...] = ()  # its fields a clone would share (State.detached)
+        self._start: Callable[[], State] | None = None  # a new copy of the setup's state (State.detacher)
         self._start_known = False
 
     # ------------------------------------------------------------------ metadata
@@ -154,7 +153,7 @@ class Game:
         state is worked out once and each new one is a copy of it sharing nothing, reseeded."""
         start = self._start
         if start is not None:
-            state = start.detached(self._start_shared)
+            state = start()
             state.rng = seed_state(seed)
             return state
         state = self.link.new_state(seed)
@@ -165,8 +164,7 @@ class Game:
         if not self._start_known:
             self._start_known = True
             if state.rng == seed_state(seed):
-                self._start = state.detached()
-                self._start_shared = self._start.shared_by_clone()
+                self._start = state.detached().detacher()
         return state
 
     def state_from_json(self, text: str | bytes) -> State:

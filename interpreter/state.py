@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import json
+from collections.abc import Callable
 from typing import Annotated, Any, NamedTuple, Protocol
 
 from rulespec.errors import SourceSpan
@@ -278,6 +279,20 @@ class State:
                 setattr(other, name, _plain_copy(value))
         return other
 
+    def detacher(self) -> Callable[[], State]:
+        """``detached`` of this state as a function, for a state copied often and never changed
+        itself (a game's start): how each field a clone would share is copied is worked out
+        now, from its shape (C's ``list.copy`` and ``dict.copy`` where nothing nests)."""
+        copies = [(name, _shape_copier(getattr(self, name))) for name in self.shared_by_clone()]
+
+        def detached() -> State:
+            other = self.clone()
+            for name, copy in copies:
+                setattr(other, name, copy(getattr(self, name)))
+            return other
+
+        return detached
+
     def shared_by_clone(self) -> tuple[str, ...]:
         """The fields holding a list or dict that ``clone()`` shares with this state."""
         return tuple(name for name, kind in _COPIES.items()
@@ -393,6 +408,44 @@ def _plain_copy(value: Any) -> Any:
 
 
 _NESTED = (list, dict)
+
+
+def _shape_copier(value: Any) -> Callable[[Any], Any]:
+    """A function that copies a value shaped as ``value`` (lists and dicts at the same places)
+    as ``_plain_copy`` copies it; a record (a tuple) is rebuilt of copies of its items."""
+    kind = type(value)
+    if isinstance(value, tuple):
+        items = _shape_copier(list(value))
+        return lambda v: tuple.__new__(kind, items(list(v)))
+    if kind is dict:
+        keyed = [(key, _shape_copier(item)) for key, item in value.items() if type(item) in _NESTED]
+        if not keyed:
+            return dict.copy
+
+        def copy_dict(v: dict) -> dict:
+            out = v.copy()
+            for key, copy in keyed:
+                out[key] = copy(v[key])
+            return out
+
+        return copy_dict
+    if kind is list:
+        placed = [(i, _shape_copier(item)) for i, item in enumerate(value) if type(item) in _NESTED]
+        if not placed:
+            return list.copy
+
+        def copy_list(v: list) -> list:
+            out = v[:]
+            for i, copy in placed:
+                out[i] = copy(v[i])
+            return out
+
+        return copy_list
+    return _itself
+
+
+def _itself(value: Any) -> Any:
+    return value
 # the depth from which clone() shares a field's lists and dicts (0: the field's value itself)
 _CLONE_DEPTH = {LIST: 1, LISTS: 2, FRAMES: 3, RECORD: 1}
 

@@ -213,7 +213,7 @@ match: {}
 """
     game = interpreter.game_from_text(spec)
     state = game.new_initial_state(1)
-    assert game._start is not None and set(game._start_shared) >= {"g", "events", "pending"}
+    assert game._start is not None and set(state.shared_by_clone()) >= {"g", "events", "pending"}
     state.g[0][0].append(9)
     state.events[-1]["list"][1].append(9)
     state.pending.payload["x"] = 9
