@@ -41,6 +41,7 @@ from .effects import (
     late_procedure,
     may_nest,
     piece_pools,
+    place_failure,
     rule_failure,
     splice_constant_ifs,
 )
@@ -519,13 +520,13 @@ class _Statements:
 
     def s_Place(self, stmt: A.Place, indent: int) -> bool:
         """The player's first piece of the kind off the board, moved in line as ``s_Move``
-        moves one; a missing player or cell, or no piece left, goes to the closure for its error
-        (it evaluates the same pure expressions again)."""
+        moves one; a missing player or cell, or no piece left, raises the closure's error
+        (``effects.place_failure``)."""
         L, w = self.L, self.w
         if L.piece_fields_set:
             return False
         p, c, x = w.temp(), w.temp(), w.temp()
-        fail = w.call(compile_simple(stmt, L))
+        fail = f"raise {w.name_of(place_failure)}({p}, {c}, {w.name_of(stmt.kind)}, {w.name_of(stmt.span)})"
         self.put(indent, f"{p} = {self.value(stmt.owner)}")
         self.put(indent, f"{c} = {self.value(stmt.cell)}")
         self.put(indent, f"if {p} is None or {c} is None:")

@@ -33,7 +33,7 @@ from .expressions import (
 from .state import draw_top, move_card, move_cards, move_piece, move_zone, take_card
 
 __all__ = ["EndSignal", "compile_simple", "compile_block_closure", "Stmt", "TOP", "BOTTOM", "RANDOM", "EventSize",
-           "event_size", "check_stored", "piece_pools"]
+           "event_size", "check_stored", "piece_pools", "place_failure"]
 
 Stmt = Callable[[Any, dict], None]
 TOP, BOTTOM, RANDOM = 0, 1, 2
@@ -753,16 +753,24 @@ def _place(node: A.Place, L: Any) -> Stmt:
         p = owner(s, e)
         c = cell(s, e)
         if p is None or c is None:
-            raise RuleError(f"cannot place a {kind}: the {'player' if p is None else 'cell'} is missing (none)"
-                            + ("" if p is None else ", for example a cell off the board"), span)
+            raise place_failure(p, c, kind, span)
         owners, kinds, cells = s.piece_owner, s.piece_kind, s.piece_cell
         for x in every if L.piece_fields_set else pools[p]:  # the first of them off the board
             if cells[x] < 0 and owners[x] == p and kinds[x] == kind:
                 move_piece(s, x, c, span)
                 return
-        raise RuleError(f"player {p} has no {kind} left to place", span)
+        raise place_failure(p, c, kind, span)
 
     return place
+
+
+def place_failure(p: Any, c: Any, kind: str, span: Any) -> RuleError:
+    """Why `place` could not place a piece of ``kind`` for player ``p`` on cell ``c`` (the
+    closure's words, and generated code's: ``codegen_blocks._Statements.s_Place``)."""
+    if p is None or c is None:
+        return RuleError(f"cannot place a {kind}: the {'player' if p is None else 'cell'} is missing (none)"
+                         + ("" if p is None else ", for example a cell off the board"), span)
+    return RuleError(f"player {p} has no {kind} left to place", span)
 
 
 def _remove(node: A.Remove, L: Any) -> Stmt:

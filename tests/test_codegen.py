@@ -433,8 +433,8 @@ game: {name: Placer, players: 2}
 board: {rows: 2, cols: 2}
 pieces:
   pawn: {per_player: 2, start: {"2": [[a1], [b1]]}}""", """\
-- place pawn of current at CELL
-- place pawn of current at cell('b2')
+- place pawn of first([q for q in players if q == current]) at CELL
+- place pawn of first([q for q in players if q == current]) at cell('b2')
 - end game""", 'match:\n  returns: {value: "count([x for x in pieces(p) if x.cell != none])", min: 0, max: 2}')
 
 
@@ -445,17 +445,19 @@ pieces:
 ])
 def test_a_place_in_line_fails_as_the_closure_engine_fails(tmp_path, monkeypatch, cell, message):
     """A piece placed in line (as Python reads the player's pieces, not a closure) stops with
-    the closure engine's message at the same statement, and leaves the state as it does."""
+    the closure engine's message at the same statement, and leaves the state as it does, the
+    budget included (its owner, a comprehension, is paid for once)."""
     spec = tmp_path / "place.yaml"
     text = _PLACING_SPEC.replace("CELL", cell)
     spec.write_text(text)
     in_line = lambda game: "s.piece_cell[" in game.link.codegen.source()
     (on, on_error), (off, off_error) = _first_action_in_each_engine(monkeypatch, spec, in_line, "strict")
-    where = _where(text, "place pawn of current at " + ("cell('b2')" if cell == "cell('a2')" else cell))
+    where = _where(text, "at " + ("cell('b2')" if cell == "cell('a2')" else cell))
+    where = (where[0], _where(text, "place pawn")[1])
     for error in (on_error, off_error):
         assert message in str(error)
         assert _position(error) == where
-    assert on.to_json() == off.to_json()
+    assert on.to_json() == off.to_json() and on.ops == off.ops  # (the budget paid once, as the closure pays it)
 
 
 def test_a_place_in_line_places_as_the_closure_engine(tmp_path, monkeypatch):
@@ -464,7 +466,7 @@ def test_a_place_in_line_places_as_the_closure_engine(tmp_path, monkeypatch):
     (on, on_error), (off, off_error) = _first_action_in_each_engine(monkeypatch, spec, None, "strict")
     assert on_error is None and off_error is None
     assert on.returns() == off.returns() == [3, 1]
-    assert on.to_json() == off.to_json()
+    assert on.to_json() == off.to_json() and on.ops == off.ops
 
 
 _TAKING_SPEC = _one_action_spec("""\
