@@ -247,15 +247,18 @@ class Codegen:
         if not self.generating:
             return None
         writer = _Writer(self, env=False)
-        writer.answered = True  # (a Python error: the caller evaluates seat by seat)
+        writer.answered = self.mode != "strict"  # (a Python error: the caller evaluates seat by seat)
         seat = writer.bind(local)
         writer.present.add(seat)  # a seat is never none
         body = writer.expr(node)
         n = self.L.num_players
-        lines = ["def _h(s, _ops):", f"    _out = [None] * {n!r}", "    try:",
-                 f"        for {seat} in {writer.value(range(n))}:", "            s.ops = _ops",
-                 f"            _out[{seat}] = float({body})", "    except _errs:", "        return None",
-                 "    return _out"]
+        loop = [f"for {seat} in {writer.value(range(n))}:", "    s.ops = _ops", f"    _out[{seat}] = float({body})"]
+        if self.mode == "strict":  # (no fallback: a Python error is the generator's)
+            lines = ["def _h(s, _ops):", f"    _out = [None] * {n!r}", *("    " + line for line in loop)]
+        else:
+            lines = ["def _h(s, _ops):", f"    _out = [None] * {n!r}", "    try:",
+                     *("        " + line for line in loop), "    except _errs:", "        return None"]
+        lines.append("    return _out")
         return self.load(f"h{len(self.units)}", lines, writer.names, "_h")
 
     def define(self, name: str) -> Callable[..., Any]:

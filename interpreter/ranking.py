@@ -57,14 +57,16 @@ class Ranking:
         self._matchers = [(total - i, cat.name, self._matcher(cat)) for i, cat in enumerate(self.categories)]
 
     def evaluate(self, cards: Sequence[int], s: Any = None, span: Any = None) -> Result:
-        """(value, the cards of the best hand, category name). Evaluating a hand not seen
-        before costs the rules' budget of state ``s`` (when given) cards x categories."""
+        """(value, the cards of the best hand, category name). Evaluating a hand costs the
+        rules' budget of state ``s`` (when given) cards x categories, whether the memo knows
+        the hand or not: what a step may do must not depend on what earlier steps (of any
+        match of the game) left in the memo."""
         key = tuple(sorted(cards))
+        work = len(key) * len(self.categories)
+        if s is not None and work > SMALL:
+            spend(s, work, span)
         known = self._cache.get(key)
         if known is None:
-            work = len(key) * len(self.categories)
-            if s is not None and work > SMALL:
-                spend(s, work, span)
             known = self._evaluate(tuple(sorted(key, key=self._place)))
             if self._cached_cards + len(key) > MAX_CACHED_CARDS:
                 self._cache.clear()

@@ -115,7 +115,9 @@ def test_the_heuristics_of_all_seats_are_each_seats_heuristic(spec, players):
     rng = random.Random(5)
     state = game.new_initial_state(5)
     while not state.is_terminal():
-        assert game.heuristics(state) == [game.heuristic(state, p) for p in range(players)]
+        every = game.heuristics(state)
+        after = state.ops  # (each seat's a step of its own: the budget left is the last seat's)
+        assert every == [game.heuristic(state, p) for p in range(players)] and state.ops == after
         if state.is_chance_node():
             state.apply_action(state.sample_chance_outcome(rng))
         else:

@@ -124,6 +124,22 @@ def test_spec_ranking_matches_an_independent_ranking(hands):
     assert sign(spec_a, spec_b) == sign(mine_a, mine_b), (first, second)
 
 
+def test_a_hand_costs_the_same_budget_whether_the_memo_knows_it_or_not():
+    """The ranking's memo makes a hand seen before fast, not free: the budget a step spends
+    must not depend on what earlier steps or matches left in the memo (same seed, same actions,
+    same game)."""
+    game = interpreter.load_game(str(GAMES / "highhand.yaml"), players=2)
+    state = game.new_initial_state(5)
+    rng = random.Random(5)
+    for _ in range(40):
+        state.apply_action(rng.choice(state.legal_actions()))
+    spent = []
+    for _ in range(2):  # the first evaluation fills the memo, the second reads it
+        values = [game.heuristic(state, p) for p in range(2)]  # p.score ... + hand_score(poker, taken(p))
+        spent.append((values, game.step_ops - state.ops))
+    assert spent[0] == spent[1] and spent[0][1] > 0
+
+
 def test_the_independent_ranking_knows_the_rulebook_examples():
     """The oracle itself, on the rulebook's own examples (so that a wrong oracle cannot agree)."""
     assert independent(["Red 11", "Red 10", "Red 9", "Red 8", "Red 7"])[1][0] == 8
