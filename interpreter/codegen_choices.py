@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from rulespec import ast as A
+
 from .budget import SMALL
 from .codegen import Codegen, _fail, _Writer
 from .codegen_blocks import has_own_errors
@@ -52,13 +54,19 @@ def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: 
         return lines
     (var0, items0), *rest = loops
     table0, stride0 = alt.encodings[0]
-    source0 = w.listing(items0)
+    free = None if rest else _free_cells(w, items0)
+    source0 = free or w.listing(items0)
     x = w.bind_item(var0, items0)
     filter0 = _condition(w, filters.get(0, []))
     if not rest:
         # (`0 + x` too: a missing value, none, fails there as in the reference, and is never an id)
         encoded = f"{alt.offset!r} + {_encode(w, x, table0, stride0)}"
-        if filter0 is None:
+        if free is not None:  # `c in empty_cells()`: the board's cells, each tested here (no list made)
+            test = f"s.cell_piece[{x}] < 0" + ("" if filter0 is None else f" and {filter0}")
+            put(depth, f"for {x} in {source0}:")
+            put(depth + 1, f"if {test}:")
+            put(depth + 2, f"_add({encoded})")
+        elif filter0 is None:
             put(depth, f"for {x} in {source0}:")
             put(depth + 1, f"_add({encoded})")
         else:
@@ -94,6 +102,16 @@ def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: 
         put(depth + 2, f"_add({encoded})")
     w.scope = scope
     return lines
+
+
+def _free_cells(w: _Writer, items: Any) -> str | None:
+    """The name of the board's cells when ``items`` is `empty_cells()` (which lists those
+    holding no piece), else None."""
+    L = w.L
+    if isinstance(items, A.Call) and items.func == "empty_cells" and L.info.ref(items).kind == "builtin" \
+            and L.board is not None:
+        return w.name_of(range(L.board.size))
+    return None
 
 
 def _encode(w: _Writer, x: str, table: Any, stride: int) -> str:
