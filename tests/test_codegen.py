@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import io
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -502,6 +503,58 @@ def test_a_card_taken_from_an_end_in_line_finds_its_destination_only_when_there_
             assert message in str(error)
             assert _position(error) == _where(text, "hand(nobody)")
     assert on.to_json() == off.to_json()
+
+
+_ENDS_AND_LINES = """\
+rulespec: 1
+game: {name: Ends, players: 2, limits: {actions: 30}}
+cards:
+  name: "{value}"
+  list:
+    - family: {value: "1..12"}
+zones:
+  deck: {visibility: hidden}
+  hand: {per: player, visibility: owner}
+  table: {visibility: public}
+board: {rows: 4, cols: 4}
+pieces:
+  mark: {per_player: 8}
+variables:
+  k: {type: int, initial: 2}
+round:
+  setup: [shuffle deck]
+  first: player(0)
+  turn:
+    - choose:
+        action: mark
+        for: c in empty_cells()
+        label: "{c}"
+        do:
+          - place mark of current at c
+          - move top deck to hand(current) face up
+          - move bottom hand(current) to table at bottom
+          - if: count(table) > 3
+            then: [move random table to hand(current) face down, move top table to hand(current)]
+          - if: line(current, k) and k < 4
+            then: [k += 1, current.score += k]
+          - if: line(current, k + 1) or count(empty_cells()) == 0
+            then: [end game]
+match:
+  returns: {value: "p.score", min: 0, max: 100}
+"""
+
+
+def test_moves_from_an_end_and_lines_of_any_length_play_alike_in_both_engines(tmp_path, monkeypatch):
+    """`move top|bottom|random` with a facing and `at bottom`, and `line` with a length known
+    only in play, generated in line: the same games as the closures (strict: no fallback)."""
+    spec = tmp_path / "ends.yaml"
+    spec.write_text(_ENDS_AND_LINES)
+    variant = {"players": 2, "options": {}}
+    on = _play(spec, variant, "strict", range(6), monkeypatch)
+    source = interpreter.load_game(str(spec)).link.codegen.source()
+    assert "_mvc(s, " in source and "s.piece_cell[" in source  # (the moves and the place in line)
+    assert on == _play(spec, variant, "off", range(6), monkeypatch)
+    assert any(json.loads(state)["total"] != [0, 0] for _, state, _ in on)  # some line was made
 
 
 # ---------------------------------------------------------------------- injection
