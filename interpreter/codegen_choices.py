@@ -18,6 +18,7 @@ from typing import Any
 from rulespec import ast as A
 
 from .budget import SMALL
+from .builtins import slides_rays
 from .codegen import Codegen, _fail, _Writer
 from .codegen_blocks import has_own_errors
 from .errors import RuleError
@@ -84,6 +85,11 @@ def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: 
         put(depth + 1, "continue")
     b = w.temp()
     put(depth, f"{b} = {alt.offset!r} + {_encode(w, x, table0, stride0)}")
+    slides = _slides(w, items1) if not filters.get(1) else None
+    if slides is not None:
+        lines += _slide_lines(w, alt, var1, items1, slides, f"{b} + ", table1, stride1, indent + depth)
+        w.scope = scope
+        return lines
     source1 = w.listing(items1)  # may read the first parameter
     y = w.bind_item(var1, items1)
     filter1 = _condition(w, filters.get(1, []))
@@ -102,6 +108,29 @@ def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: 
         put(depth + 2, f"_add({encoded})")
     w.scope = scope
     return lines
+
+
+def _slides(w: _Writer, items: Any) -> tuple[str, str] | None:
+    """(the code of the piece, the name of its rays) when ``items`` is `slides(piece, ...)`."""
+    L = w.L
+    if isinstance(items, A.Call) and items.func == "slides" and L.info.ref(items).kind == "builtin":
+        return w.expr(items.args[0]), w.name_of(slides_rays(items, L))
+    return None
+
+
+def _slide_lines(w: _Writer, alt: Any, var: str, items: Any, slides: tuple[str, str], base: str, table: Any,
+                 stride: int, indent: int) -> list[str]:
+    """The ids of the cells a piece slides to (``builtins.slides_of``, walked here without
+    making the list), paid for as that list would be: by its length, once it is known."""
+    piece, rays = slides
+    y = w.bind_item(var, items)
+    at, ray, count = w.temp(), w.temp(), w.temp()
+    pad = "    " * indent
+    return [pad + line for line in [
+        f"{count} = 0", f"{at} = s.piece_cell[{piece}]", f"if {at} >= 0:",
+        f"    for {ray} in {rays}[{at}]:", f"        for {y} in {ray}:", f"            if s.cell_piece[{y}] >= 0:",
+        "                break", f"            {count} += 1", f"            _add({base}{_encode(w, y, table, stride)})",
+        f"s.ops -= {count}", "if s.ops < 0:", f"    _ov(s, {w.name_of(alt.span)})"]]
 
 
 def _free_cells(w: _Writer, items: Any) -> str | None:
