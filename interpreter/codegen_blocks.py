@@ -25,7 +25,7 @@ from rulespec import ast as A
 from rulespec import types as T
 
 from .budget import SMALL, log_event, spend
-from .codegen import Codegen, _fail, _Writer
+from .codegen import Codegen, _fail, _size, _Writer
 from .effects import (
     BOTTOM,
     PYTHON_ERRORS,
@@ -64,6 +64,7 @@ CLOSURE_STATEMENTS = {
 
 _ARITHMETIC = frozenset({"+", "-", "*", "/", "//", "%"})
 _ENDS = {"top": TOP, "bottom": BOTTOM, "random": RANDOM}  # where `move <selector> <zone>` takes its card
+_INLINE_PROC_NODES = 60  # a procedure of fewer nodes may be written in line where it is called
 _FIELDS = {"score": "s.score", "total": "s.total"}
 
 
@@ -154,6 +155,7 @@ class _Statements:
         self.check = self.L.end_check if checked else None
         self.spans: list[Any] = []
         self.inline = 0  # statements written in line (not a closure call)
+        self._inlining = 0  # the depth of procedure bodies written in line here
         self._lines: list[str] = []
 
     def lines_taken(self) -> list[str]:
@@ -598,10 +600,46 @@ class _Statements:
         self.put(indent, "s.ops -= 1")  # each call costs one unit (as in the closure engine)
         self.put(indent, "if s.ops < 0:")
         self.put(indent + 1, f"_ov(s, {self.w.name_of(stmt.span)})")
+        body = self.inlined_body(name)
+        if body is not None:
+            self.inline_call(params, stmt.args, body, indent)
+            return True
         env = ", ".join(f"{self.w.name_of(p)}: {self.value(a)}" for p, a in zip(params, stmt.args))
         run = L.compiled_proc_closure(name) or late_procedure(L, name)
         self.put(indent, f"{self.w.name_of(run)}(s, {{{env}}})")
         return True
+
+    def inlined_body(self, name: str) -> list[Any] | None:
+        """The statements of procedure ``name`` when a call of it is written in line: a small
+        procedure, not recursive, binding no name of its own (its env would be the caller's),
+        and not called from a procedure written in line already."""
+        L = self.L
+        if self._inlining or name in L.recursive_procedures:
+            return None
+        body = L.procs[name].body
+        stmts = splice_constant_ifs(body.stmts, L)
+        if not stmts or _size(body, _INLINE_PROC_NODES + 1) > _INLINE_PROC_NODES \
+                or any(isinstance(n, A.Let) for n in A.walk(body)):
+            return None
+        return stmts
+
+    def inline_call(self, params: tuple[str, ...], args: Any, stmts: list[Any], indent: int) -> None:
+        """A call in line: the arguments in the caller's scope, then the body with the parameters
+        as Python locals, its errors reported where its own generated block reports them (at its
+        statements, or, for one statement without an end check, at the call)."""
+        w = self.w
+        values = []
+        for a in args:
+            t = w.temp()
+            self.put(indent, f"{t} = {self.value(a)}")
+            values.append(t)
+        scope, w.scope = w.scope, dict(zip(params, values))
+        self._inlining += 1
+        try:
+            self.statements(stmts, indent, len(stmts) > 1 or self.check is not None)
+        finally:
+            self._inlining -= 1
+            w.scope = scope
 
 
 def _marks(L: Any, key: tuple[str, ...]) -> bool:

@@ -267,6 +267,11 @@ class Link:
             self._proc_closures[name] = fn
         return fn
 
+    @property
+    def recursive_procedures(self) -> set[str]:
+        """The procedures that can call themselves, directly or through others."""
+        return self._recursive
+
     def compiled_proc_closure(self, name: str) -> Callable[[Any, dict], Any] | None:
         """The closure of procedure ``name`` if it is compiled already (None while it is being
         compiled, or before: a call compiled then finds it when it first runs)."""

@@ -17,6 +17,7 @@ import ast
 import io
 import json
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -579,6 +580,77 @@ def test_options_found_in_line_pay_the_budget_as_the_closures_do(spec, players, 
                 trace.append((state.history[-1], state.ops))
         traces.append(trace)
     assert traces[0] == traces[1]
+
+
+_CALLING_SPEC = """\
+rulespec: 1
+game: {name: Caller, players: 2}
+variables:
+  zero: {type: int, initial: 0}
+  n: {type: int, initial: 0}
+procedures:
+  one(x):
+    - n = n + 10 // (x - x)
+  two(x):
+    - n += x
+    - n = n + 20 // (x - x)
+  nested(x):
+    - if: x > 0
+      then:
+        - n += x
+        - n = n + 30 // zero
+round:
+  first: player(0)
+  turn:
+    - choose:
+        action: go
+        label: go
+        do:
+          - n += 1
+          - call PROC(n + 1)
+          - end game
+match: {}
+"""
+
+
+@pytest.mark.parametrize("proc, where", [
+    ("one", "10 // (x - x)"),
+    ("two", "20 // (x - x)"),
+    ("nested", "30 // zero"),
+])
+def test_a_procedure_written_in_line_fails_where_the_closures_fail(tmp_path, monkeypatch, proc, where):
+    """A small procedure is written in line where it is called, its parameters Python locals:
+    a division by zero in it is reported where the closure engine reports it, with the same
+    state and budget."""
+    text = _CALLING_SPEC.replace("PROC", proc)
+    spec = tmp_path / "call.yaml"
+    spec.write_text(text)
+    in_line = lambda game: "{**e, " in game.link.codegen.source()  # (a parameter, a Python local, joins e)
+    (on, on_error), (off, off_error) = _first_action_in_each_engine(monkeypatch, spec, in_line)
+    for error in (on_error, off_error):
+        assert "division by zero" in str(error)
+        assert _position(error) == _where(text, where)  # at the division, in the procedure
+    assert str(on_error) == str(off_error)
+    assert on.to_json() == off.to_json() and on.ops == off.ops
+
+
+def test_a_one_statement_procedure_written_in_line_fails_at_its_call(monkeypatch):
+    """A procedure of one statement (and no end check) reports a failure of its own at the
+    call, as the closure engine does; written in line, it still does."""
+    text = _CALLING_SPEC.replace("call PROC(n + 1)", "call compare(missing)").replace(
+        "procedures:\n", "procedures:\n  compare(x):\n    - if: x < 3\n      then: [n += 1]\n").replace(
+        "  n: {type: int, initial: 0}\n", "  n: {type: int, initial: 0}\n  missing: {type: int, initial: none}\n")
+    failures = []
+    for mode in ("off", "on", "strict"):
+        monkeypatch.setattr(codegen, "MODE", mode)
+        game = interpreter.game_from_text(text)
+        assert mode == "off" or re.search(r"\(_t[0-9]+ < 3\)", game.link.codegen.source())  # (x: a Python local)
+        state = game.new_initial_state(0)
+        with pytest.raises(interpreter.RuleError) as failure:
+            state.apply_action(0)
+        failures.append((str(failure.value), _position(failure.value)))
+    assert failures[0] == failures[1] == failures[2]
+    assert failures[0][1] == _where(text, "call compare(missing)") and "cannot compare none" in failures[0][0]
 
 
 # ---------------------------------------------------------------------- injection
