@@ -378,7 +378,8 @@ def load_rows(loads: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def simulate_speedup(games: int) -> dict[str, Any]:
-    """`rulespec simulate --jobs 2` against `--jobs 1`, wall time of the whole command (issue 8).
+    """`rulespec simulate --jobs 2` against `--jobs 1`, wall time of the whole command (issue 8), the
+    median of three rounds.
 
     The note gives what the machine itself allows: two independent `--jobs 1` commands of half
     the games each, started together (no pipes, nothing shared), against the one `--jobs 1`
@@ -393,22 +394,29 @@ def simulate_speedup(games: int) -> dict[str, Any]:
         return [str(exe), "simulate", spec_path(ROOT, "highjack.yaml"), "--games", str(count), "--jobs", str(jobs),
                 "--seed", str(seed)]
 
-    times = {}
-    for jobs in (1, 2):
+    # wall time is at the mercy of whatever else the machine runs: three rounds of the three
+    # measurements, in turn, and the round with the median speed-up is reported
+    rounds = []
+    for _ in range(3):
+        times = {}
+        for jobs in (1, 2):
+            start = time.perf_counter()
+            result = subprocess.run(command(games, jobs, 1), capture_output=True, text=True, env=env)
+            if result.returncode != 0:
+                return row(name, ">=", 1.7, note=f"not measured: {result.stderr.strip()[-300:]}")
+            times[jobs] = time.perf_counter() - start
         start = time.perf_counter()
-        result = subprocess.run(command(games, jobs, 1), capture_output=True, text=True, env=env)
-        if result.returncode != 0:
-            return row(name, ">=", 1.7, note=f"not measured: {result.stderr.strip()[-300:]}")
-        times[jobs] = time.perf_counter() - start
-    start = time.perf_counter()
-    pair = [subprocess.Popen(command(games // 2, 1, seed), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             env=env) for seed in (1, 2)]
-    codes = [proc.wait() for proc in pair]
-    side_by_side = time.perf_counter() - start
-    note = (f"the machine's own ceiling: two independent --jobs 1 commands of {games // 2} games started together "
-            f"take {side_by_side:.1f} s against {times[1]:.1f} s for one of {games}, "
-            f"{times[1] / side_by_side:.2f}x" if not any(codes) else "")
-    return row(name, ">=", 1.7, times[1] / times[2], f"{games / times[2]:.0f} games/s",
+        pair = [subprocess.Popen(command(games // 2, 1, seed), stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, env=env) for seed in (1, 2)]
+        codes = [proc.wait() for proc in pair]
+        rounds.append((times[1] / times[2], times, time.perf_counter() - start, any(codes)))
+    rounds.sort(key=lambda r: r[0])
+    speedup, times, side_by_side, failed = rounds[1]
+    note = (f"the median of 3 rounds ({', '.join(f'{r[0]:.2f}' for r in rounds)}); in that round, the machine's own "
+            f"ceiling: two independent --jobs 1 commands of {games // 2} games started together take "
+            f"{side_by_side:.1f} s against {times[1]:.1f} s for one of {games}, {times[1] / side_by_side:.2f}x"
+            if not failed else "")
+    return row(name, ">=", 1.7, speedup, f"{games / times[2]:.0f} games/s",
                f"{games / times[1]:.0f} games/s", note=note)
 
 
