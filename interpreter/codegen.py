@@ -51,7 +51,7 @@ from .expressions import (
 )
 from .pycode import Unit, load_unit
 
-__all__ = ["Codegen", "MODE", "CLOSURE_EXPRESSIONS"]
+__all__ = ["Codegen", "MODE", "CLOSURE_EXPRESSIONS", "is_builtin_call"]
 
 # "on": generated code with the reference closure as its error path; "off": closures only;
 # "strict": generated code without the fallback (tests comparing the two backends)
@@ -325,6 +325,11 @@ def _define_by_closure(body: Fn, params: tuple[str, ...], paid: bool,
 
         return paid_call
     return lambda s, *args: body(s, {**fixed, **dict(zip(free, args))})
+
+
+def is_builtin_call(node: Any, name: str, L: Any) -> bool:
+    """Is ``node`` a call of the language's builtin ``name``?"""
+    return isinstance(node, A.Call) and node.func == name and L.info.ref(node).kind == "builtin"
 
 
 def _size(node: Any, limit: int = _MIN_NODES) -> int:
@@ -756,7 +761,7 @@ class _Writer:
             return f"{self.name_of(table)}[{self.expr(args[0])}]"
         if func == "count":
             inner = args[0]
-            if isinstance(inner, A.Call) and inner.func == "empty_cells" and L.info.ref(inner).kind == "builtin":
+            if is_builtin_call(inner, "empty_cells", L):
                 # an empty cell holds -1 (a state's cells hold -1 or a piece: state_check): counted in C
                 return f"{self.name_of(list.count)}(s.cell_piece, -1)"
             if (isinstance(inner, A.Agg) and inner.func == "distinct" and inner.comp.cond is None

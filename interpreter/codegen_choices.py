@@ -15,11 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rulespec import ast as A
-
 from .budget import SMALL
 from .builtins import slides_rays
-from .codegen import Codegen, _fail, _Writer
+from .codegen import Codegen, _fail, _Writer, is_builtin_call
 from .codegen_blocks import has_own_errors
 from .errors import RuleError
 from .expressions import local_name
@@ -112,9 +110,8 @@ def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: 
 
 def _slides(w: _Writer, items: Any) -> tuple[str, str] | None:
     """(the code of the piece, the name of its rays) when ``items`` is `slides(piece, ...)`."""
-    L = w.L
-    if isinstance(items, A.Call) and items.func == "slides" and L.info.ref(items).kind == "builtin":
-        return w.expr(items.args[0]), w.name_of(slides_rays(items, L))
+    if is_builtin_call(items, "slides", w.L):
+        return w.expr(items.args[0]), w.name_of(slides_rays(items, w.L))
     return None
 
 
@@ -136,10 +133,8 @@ def _slide_lines(w: _Writer, alt: Any, var: str, items: Any, slides: tuple[str, 
 def _free_cells(w: _Writer, items: Any) -> str | None:
     """The name of the board's cells when ``items`` is `empty_cells()` (which lists those
     holding no piece), else None."""
-    L = w.L
-    if isinstance(items, A.Call) and items.func == "empty_cells" and L.info.ref(items).kind == "builtin" \
-            and L.board is not None:
-        return w.name_of(range(L.board.size))
+    if is_builtin_call(items, "empty_cells", w.L) and w.L.board is not None:
+        return w.name_of(range(w.L.board.size))
     return None
 
 

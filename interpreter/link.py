@@ -71,7 +71,7 @@ class Link:
         self._define_bodies: dict[str, Callable[..., Any]] = {}
         self._proc_closures: dict[str, Callable[..., Any]] = {}
         self._proc_codes: dict[str, int] = {}
-        self._recursive = _recursive_procedures(self.model)
+        self.recursive_procedures = _recursive_procedures(self.model)  # those that can call themselves
         self._compiling: set[str] = set()  # procedures whose closure is being compiled
         self.codes: list[Any] = []
         # per code, the statement index past a block's last (None for the codes of other frames,
@@ -262,15 +262,10 @@ class Link:
             self._compiling.add(name)
             fn = compile_block_closure(self.procs[name].body, self)
             self._compiling.discard(name)
-            if name in self._recursive:
+            if name in self.recursive_procedures:
                 fn = _depth_limited(fn, self.procs[name])
             self._proc_closures[name] = fn
         return fn
-
-    @property
-    def recursive_procedures(self) -> set[str]:
-        """The procedures that can call themselves, directly or through others."""
-        return self._recursive
 
     def compiled_proc_closure(self, name: str) -> Callable[[Any, dict], Any] | None:
         """The closure of procedure ``name`` if it is compiled already (None while it is being

@@ -265,19 +265,12 @@ class State:
         other.dirty = self.dirty
         return other
 
-    def detached(self, fields: tuple[str, ...] | None = None) -> State:
+    def detached(self) -> State:
         """A copy that shares no list or dict with this state at any depth (``clone()`` shares
         what lies deeper than it copies: events, the list values of variables, a decision's
         env): a new match starts from one (``Game.new_initial_state``), so no match sees
-        another's values. ``fields``: ``shared_by_clone()``, when the caller knows it."""
-        other = self.clone()
-        for name in self.shared_by_clone() if fields is None else fields:
-            value = getattr(self, name)
-            if _COPIES[name] == RECORD:
-                setattr(other, name, type(value)(*_plain_copy(list(value))))
-            else:
-                setattr(other, name, _plain_copy(value))
-        return other
+        another's values."""
+        return self.detacher()()
 
     def detacher(self) -> Callable[[], State]:
         """``detached`` of this state as a function, for a state copied often and never changed
@@ -396,23 +389,12 @@ def _copy_frame(frame: list) -> list:
     return out
 
 
-def _plain_copy(value: Any) -> Any:
-    """``value`` with each list and dict in it copied, at any depth (a state's values nest at
-    most ``budget.MAX_NESTING`` deep)."""
-    kind = type(value)
-    if kind is list:
-        return [_plain_copy(item) if type(item) in _NESTED else item for item in value]
-    if kind is dict:
-        return {key: _plain_copy(item) if type(item) in _NESTED else item for key, item in value.items()}
-    return value
-
-
 _NESTED = (list, dict)
 
 
 def _shape_copier(value: Any) -> Callable[[Any], Any]:
-    """A function that copies a value shaped as ``value`` (lists and dicts at the same places)
-    as ``_plain_copy`` copies it; a record (a tuple) is rebuilt of copies of its items."""
+    """A function that copies a value shaped as ``value`` (lists and dicts at the same places),
+    each list and dict in it at any depth; a record (a tuple) is rebuilt of copies of its items."""
     kind = type(value)
     if isinstance(value, tuple):
         items = _shape_copier(list(value))
@@ -446,6 +428,8 @@ def _shape_copier(value: Any) -> Callable[[Any], Any]:
 
 def _itself(value: Any) -> Any:
     return value
+
+
 # the depth from which clone() shares a field's lists and dicts (0: the field's value itself)
 _CLONE_DEPTH = {LIST: 1, LISTS: 2, FRAMES: 3, RECORD: 1}
 

@@ -582,8 +582,7 @@ def test_options_found_in_line_pay_the_budget_as_the_closures_do(spec, players, 
     assert traces[0] == traces[1]
 
 
-_CALLING_SPEC = """\
-rulespec: 1
+_CALLING_SPEC = _one_action_spec("""\
 game: {name: Caller, players: 2}
 variables:
   zero: {type: int, initial: 0}
@@ -598,19 +597,10 @@ procedures:
     - if: x > 0
       then:
         - n += x
-        - n = n + 30 // zero
-round:
-  first: player(0)
-  turn:
-    - choose:
-        action: go
-        label: go
-        do:
-          - n += 1
-          - call PROC(n + 1)
-          - end game
-match: {}
-"""
+        - n = n + 30 // zero""", """\
+- n += 1
+- call PROC(n + 1)
+- end game""")
 
 
 @pytest.mark.parametrize("proc, where", [
