@@ -643,6 +643,33 @@ def test_a_one_statement_procedure_written_in_line_fails_at_its_call(monkeypatch
     assert failures[0][1] == _where(text, "call compare(missing)") and "cannot compare none" in failures[0][0]
 
 
+_RECURSIVE_SPEC = _one_action_spec("""\
+game: {name: Deep, players: 2}
+variables:
+  n: {type: int, initial: 0}
+procedures:
+  down(x):
+    - n += 1
+    - call down(x + 1)""", """\
+- call down(0)
+- end game""")
+
+
+def test_a_procedure_calling_itself_stops_at_the_same_depth_in_both_engines(tmp_path, monkeypatch):
+    """A procedure that calls itself without end: every call of it waits (the checker cannot
+    tell it will not), so each level is a frame, in generated code as in the closures, and
+    both stop at the bound on frames with the same state and budget."""
+    spec = tmp_path / "deep.yaml"
+    spec.write_text(_RECURSIVE_SPEC)
+    (on, on_error), (off, off_error) = _first_action_in_each_engine(monkeypatch, spec)
+    for error in (on_error, off_error):
+        assert isinstance(error, interpreter.BudgetError) and "nest more than 10,000 blocks deep" in str(error)
+        assert _position(error) == _where(_RECURSIVE_SPEC, "call down(x + 1)")
+    # the match, its round, phase, turn and the action's body hold 5 frames: 9,995 levels
+    assert off.g == [10_000 - 5] and len(off.stack) == 10_000
+    assert on.to_json() == off.to_json() and on.ops == off.ops
+
+
 # ---------------------------------------------------------------------- injection
 
 # the texts of the corpus spec tests/hostile/specs/run_python_injection.yaml: in its names,
