@@ -1,7 +1,7 @@
 """The one place generated Python is checked, compiled and run (see docs/architecture.md).
 
 The code generator (``codegen``) writes Python source from fixed fragments of its own,
-names it invents (``_d3``, ``_v1``, ``_k7``) and ``repr()`` of values whose type is
+names it invents (``_k7``, ``_v1``, ``_t2``) and ``repr()`` of values whose type is
 exactly int, bool or None. Every other value a rule needs (text, names, tables,
 positions) reaches the code through the namespace, under an invented name. This module
 enforces that discipline instead of trusting it: each unit's tokens are checked against
