@@ -61,7 +61,9 @@ def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: 
         # (`0 + x` too: a missing value, none, fails there as in the reference, and is never an id)
         encoded = f"{alt.offset!r} + {_encode(w, x, table0, stride0)}"
         if free is not None:  # `c in empty_cells()`: the board's cells, each tested here (no list made)
-            test = f"s.cell_piece[{x}] < 0" + ("" if filter0 is None else f" and {filter0}")
+            cells = w.temp()
+            test = f"{cells}[{x}] < 0" + ("" if filter0 is None else f" and {filter0}")
+            put(depth, f"{cells} = s.cell_piece")
             put(depth, f"for {x} in {source0}:")
             put(depth + 1, f"if {test}:")
             put(depth + 2, f"_add({encoded})")
@@ -121,11 +123,11 @@ def _slide_lines(w: _Writer, alt: Any, var: str, items: Any, slides: tuple[str, 
     making the list), paid for as that list would be: by its length, once it is known."""
     piece, rays = slides
     y = w.bind_item(var, items)
-    at, ray, count = w.temp(), w.temp(), w.temp()
+    at, ray, count, cells = w.temp(), w.temp(), w.temp(), w.temp()
     pad = "    " * indent
     return [pad + line for line in [
-        f"{count} = 0", f"{at} = s.piece_cell[{piece}]", f"if {at} >= 0:",
-        f"    for {ray} in {rays}[{at}]:", f"        for {y} in {ray}:", f"            if s.cell_piece[{y}] >= 0:",
+        f"{count} = 0", f"{at} = s.piece_cell[{piece}]", f"if {at} >= 0:", f"    {cells} = s.cell_piece",
+        f"    for {ray} in {rays}[{at}]:", f"        for {y} in {ray}:", f"            if {cells}[{y}] >= 0:",
         "                break", f"            {count} += 1", f"            _add({base}{_encode(w, y, table, stride)})",
         f"s.ops -= {count}", "if s.ops < 0:", f"    _ov(s, {w.name_of(alt.span)})"]]
 
@@ -186,10 +188,47 @@ def _choice_enter(gen: Codegen, code: Any, push: Any) -> Any:
         by = f"e[{w.name_of(local)}]" if local is not None else f"{w.name_of(code.by)}(s, e)"
         lines += [f"    _p = {by}", "    if _p is None:",
                   f"        _fail({w.name_of('`choose ... by:` names no player (none)')}, {w.name_of(code.span)})"]
+    tiers = code.tiers if code.tiers is not None else (code.alts,)
+    ordered = _free_cells_in_order(w, tiers)
+    lines += ordered or _collect_all(w, code, tiers)
+    lines += [f"    if len(_ids) > {SMALL!r}:", f"        {w.name_of(code._check_options)}(s, len(_ids))",
+              "    if _ids:",
+              # the record made as its class makes it, without the call of its Python constructor
+              f"        s.pending = {w.name_of(tuple.__new__)}({w.name_of(Pending)}, (_p, "
+              f"{'_ids' if ordered else 'sorted(_ids)'}, None, {code.index!r}, e))"]
+    if code.orelse is not None:
+        lines += ["    else:", f"        {w.name_of(push)}(s, [{code.orelse!r}, 0, dict(e)])"]
+    return gen.load(f"n{len(gen.units)}", lines, {"_fail": _fail, **w.names}, "_e")
+
+
+def _free_cells_in_order(w: _Writer, tiers: Any) -> list[str]:
+    """A choice of one empty cell (`for: c in empty_cells()`, no filter, one alternative): its ids
+    as a list made in the order of the cells, so already sorted and without a repeat (nothing
+    in it can raise: every cell is a cell). Else no lines."""
+    if len(tiers) != 1 or len(tiers[0]) != 1:
+        return []
+    alt = tiers[0][0]
+    loops, filters = alt.source
+    if len(loops) != 1 or any(filters.values()) or alt.encodings[0][0] is not None:
+        return []
+    var, items = loops[0]
+    cells = _free_cells(w, items)
+    if cells is None:
+        return []
+    scope = dict(w.scope)
+    x, occupied = w.bind_item(var, items), w.temp()
+    encoded = _encode(w, x, None, alt.encodings[0][1])
+    w.scope = scope
+    if alt.offset:
+        encoded = f"{alt.offset!r} + {encoded}"
+    return [f"    {occupied} = s.cell_piece", f"    _ids = [{encoded} for {x} in {cells} if {occupied}[{x}] < 0]"]
+
+
+def _collect_all(w: _Writer, code: Any, tiers: Any) -> list[str]:
+    """The lines collecting the option ids of every alternative into the set ``_ids``."""
     # the options are found by expressions alone (nothing changes but the budget): in line,
     # and when Python raises there, the reference collects them and raises the error as it words it
-    lines += ["    _ids = set()", "    _add = _ids.add", "    _ops = s.ops", "    try:"]
-    tiers = code.tiers if code.tiers is not None else (code.alts,)
+    lines = ["    _ids = set()", "    _add = _ids.add", "    _ops = s.ops", "    try:"]
     for depth, tier in enumerate(tiers):
         if depth:
             lines.append("    " * (depth + 1) + "if not _ids:")
@@ -200,15 +239,7 @@ def _choice_enter(gen: Codegen, code: Any, push: Any) -> Any:
             else:
                 lines.append("    " * (depth + 2) + f"{w.name_of(alt.collect)}(s, e, _ids)")
     # the reference pays for the options again, from where the step stood
-    lines += ["    except _errs:", "        s.ops = _ops", f"        _ids = {w.name_of(code.options)}(s, e)"]
-    lines += [f"    if len(_ids) > {SMALL!r}:", f"        {w.name_of(code._check_options)}(s, len(_ids))",
-              "    if _ids:",
-              # the record made as its class makes it, without the call of its Python constructor
-              f"        s.pending = {w.name_of(tuple.__new__)}({w.name_of(Pending)}, (_p, sorted(_ids), None, "
-              f"{code.index!r}, e))"]
-    if code.orelse is not None:
-        lines += ["    else:", f"        {w.name_of(push)}(s, [{code.orelse!r}, 0, dict(e)])"]
-    return gen.load(f"n{len(gen.units)}", lines, {"_fail": _fail, **w.names}, "_e")
+    return lines + ["    except _errs:", "        s.ops = _ops", f"        _ids = {w.name_of(code.options)}(s, e)"]
 
 
 def _choice_resolve(gen: Codegen, code: Any, push: Any) -> Any:
