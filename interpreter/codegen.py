@@ -71,6 +71,7 @@ _MIN_NODES = 3  # smaller trees are as fast as closures: not worth a unit
 _INLINE_NODES = 40  # a define of fewer nodes that calls no other is written in line where it is called
 _WHOLE = re.compile(r"-?[0-9]+\Z")  # the code of a whole number
 _FOLDED = {"+": operator.add, "-": operator.sub, "*": operator.mul}  # what the generator computes on two numbers
+_LINE_RUNS = 16  # `line(p, n)` over at most this many runs (known at link time) is tested in line
 _VERSIONS = 8  # versions of one define for the numbers its calls pass (Codegen.version)
 # code that names a value (a Python local, a state field, a local of the rules, a number): it may be repeated
 _SIMPLE = re.compile(r"(-?[0-9]+|None|True|False|_[a-z]+[0-9]*|s\.[a-z_]+|e\[_k[0-9]+\])\Z")
@@ -439,6 +440,15 @@ class _Writer:
         code = self.expr(node)
         return f"s.zones[{code}]" if type_of(node, self.L) == T.ZONE else code
 
+    def line_in_line(self, who: str, runs: tuple[tuple[int, ...], ...]) -> str:
+        """`line(who, n)` over a few runs known now, each cell tested in line (as ``line_of``
+        does: a piece, owned by who), the first run that is who's ending the test."""
+        occupied, owner, piece = self.temp(), self.temp(), self.temp()
+        tests = [" and ".join(f"({piece} := {occupied}[{c!r}]) >= 0 and {owner}[{piece}] == {who}" for c in run)
+                 for run in runs]
+        return (f"(({occupied} := s.cell_piece) is not None and ({owner} := s.piece_owner) is not None and "
+                f"({' or '.join(f'({test})' for test in tests)}))")
+
     def held(self, code: str) -> tuple[str, str]:
         """(the code that computes a value once, a name to read it by) for ``code``."""
         if code.isidentifier():
@@ -806,6 +816,8 @@ class _Writer:
             return f"_sl(s, {self.expr(args[0])}, {self.name_of(slides_rays(node, L))})"
         if func == "line":
             who, n = self.expr(args[0]), self.expr(args[1])
+            if _WHOLE.match(n) and _SIMPLE.match(who) and 0 < len(L.board.windows(int(n))) <= _LINE_RUNS:
+                return self.line_in_line(who, L.board.windows(int(n)))
             # the runs of a constant length found now; of another, by the board's (cached) method
             windows = (self.name_of(L.board.windows(int(n))) if _WHOLE.match(n)
                        else f"{self.name_of(L.board.windows)}({n})")

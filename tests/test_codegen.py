@@ -538,6 +538,7 @@ round:
             then: [move random table to hand(current) face down, move top table to hand(current)]
           - if: line(current, k) and k < 4
             then: [k += 1, current.score += k]
+          - emit rows(mine=line(current, 4), first=line(player(0), 4), diagonal=line(player(1), 4))
           - if: line(current, k + 1) or count(empty_cells()) == 0
             then: [end game]
 match:
@@ -547,15 +548,52 @@ match:
 
 def test_moves_from_an_end_and_lines_of_any_length_play_alike_in_both_engines(tmp_path, monkeypatch):
     """`move top|bottom|random` with a facing and `at bottom`, and `line` with a length known
-    only in play, generated in line: the same games as the closures (strict: no fallback)."""
+    only in play, or known now and its ten runs tested in line, generated in line: the same
+    games as the closures (strict: no fallback)."""
     spec = tmp_path / "ends.yaml"
     spec.write_text(_ENDS_AND_LINES)
     variant = {"players": 2, "options": {}}
     on = _play(spec, variant, "strict", range(6), monkeypatch)
     source = interpreter.load_game(str(spec)).link.codegen.source()
     assert "_mvc(s, " in source and "s.piece_cell[" in source  # (the moves and the place in line)
+    assert source.count("s.piece_owner) is not None") == 3  # (the three lines of four: runs in line)
     assert on == _play(spec, variant, "off", range(6), monkeypatch)
     assert any(json.loads(state)["total"] != [0, 0] for _, state, _ in on)  # some line was made
+    rows = [e for _, state, _ in on for e in json.loads(state)["events"] if e["type"] == "rows"]
+    assert any(e["mine"] for e in rows) and any(e["first"] for e in rows) and any(e["diagonal"] for e in rows)
+
+
+_ROWS = _one_action_spec("""\
+game: {name: Rows, players: 2}
+board: {rows: 4, cols: 4}
+pieces:
+  mark: {per_player: 8}""", """\
+- emit rows(zero=line(player(0), 4), one=line(player(1), 4))
+- end game""")
+
+
+@pytest.mark.parametrize("mode", ["strict", "off"])
+def test_a_line_tested_run_by_run_in_line_finds_every_run(mode, monkeypatch):
+    """`line(p, 4)` on a 4x4 board (ten runs, tested in line in generated code): a seat's pieces
+    on every cell of a run make a line for that seat and not for the other, whichever run and
+    seat it is; on all of them but one, no line."""
+    monkeypatch.setattr(codegen, "MODE", mode)
+    game = interpreter.game_from_text(_ROWS)
+    runs = game.link.board.windows(4)
+    assert len(runs) == 10 and (mode == "off") == ("s.piece_owner) is not None" not in game.link.codegen.source())
+    seen, expected = [], []
+    for seat in (0, 1):
+        for run in runs:
+            for missing in (None, *run):
+                state = game.new_initial_state(0)
+                pieces = [x for x, owner in enumerate(state.piece_owner) if owner == seat]
+                for x, cell in zip(pieces, [c for c in run if c != missing]):
+                    state.cell_piece[cell], state.piece_cell[x] = x, cell
+                state.apply_action(state.legal_actions()[0])
+                event = next(e for e in state.events if e["type"] == "rows")
+                seen.append((event["zero"], event["one"]))
+                expected.append((seat == 0 and missing is None, seat == 1 and missing is None))
+    assert seen == expected and expected.count((True, False)) == expected.count((False, True)) == 10
 
 
 @pytest.mark.parametrize("spec, players", [("highhand.yaml", 4), ("highhand.yaml", 2), ("tictactoe.yaml", 2),
