@@ -230,23 +230,27 @@ def tally_counts(records: Sequence[MatchRecord], tally: Tally) -> None:
 def _worker_main(conn: Any, path: str, players: int, options: dict[str, Any], root: str | None,
                  forked: Game | None = None) -> None:
     """A worker process: load the game (or use the parent's, when the process is its fork),
-    then play the chunks of matches it is sent, in order."""
+    then play the chunks of matches it is sent, in order, and at the end (None) send the
+    tally of all their counts."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     number = None
     try:
         try:
             game = forked if forked is not None else load_game(path, players=players, options=options, root=root)
             counter = MatchCounter(game)
+            # the counts travel once, summed over every chunk this worker played (the sums do not
+            # depend on the chunks): a tally per chunk was most of what the parent had to do
+            tally = Tally()
             while True:
                 item = conn.recv()
                 if item is None:
+                    conn.send(("tally", None, tally))
                     return
                 number, tasks = item
                 records = [run_match(game, seats, state_seed, agent_seeds, index, keep, counter, checked)
                            for index, seats, state_seed, agent_seeds, keep, checked in tasks]
-                tally = Tally()  # a chunk's counts travel summed: the sums do not depend on the chunks
                 tally_counts(records, tally)
-                conn.send(("ok", number, (records, tally)))
+                conn.send(("ok", number, records))
         except (EOFError, OSError):
             return  # the parent is gone
         except Exception as exc:  # sent to the parent, which reports it
@@ -288,6 +292,7 @@ class _Workers:
         forked = game if ctx.get_start_method() == "fork" else None
         self.procs: list[Any] = []
         self.conns: list[Any] = []
+        self.told = False  # the workers were told to stop (``tallies``)
         interrupted: list[int] = []
         main = threading.current_thread() is threading.main_thread()
         previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(1)) if main else None
@@ -310,8 +315,8 @@ class _Workers:
             self.stop()
             raise KeyboardInterrupt
 
-    def run(self, chunks: Iterator[list[Any]]) -> Iterator[tuple[list[MatchRecord], Tally]]:
-        """The records of every chunk and the tally of their counts, in chunk order."""
+    def run(self, chunks: Iterator[list[Any]]) -> Iterator[list[MatchRecord]]:
+        """The records of every chunk, in chunk order (their counts: ``tallies``)."""
         from multiprocessing.connection import wait
 
         busy: dict[Any, int] = {}
@@ -357,9 +362,26 @@ class _Workers:
                 yield result
                 ready += 1
 
+    def tallies(self) -> list[Tally]:
+        """Once every chunk is played: each worker's tally of the counts of its matches (each
+        worker is told to stop, and answers with it)."""
+        out = []
+        for conn, proc in zip(self.conns, self.procs):
+            conn.send(None)
+            try:
+                kind, _, payload = conn.recv()
+            except (EOFError, OSError):
+                proc.join(1)
+                raise WorkerError(f"a worker process stopped unexpectedly (exit code {proc.exitcode})") from None
+            if kind != "tally":
+                raise _as_error(payload)
+            out.append(payload)
+        self.told = True
+        return out
+
     def stop(self, graceful: bool = False) -> None:
         for conn in self.conns:
-            if graceful:
+            if graceful and not self.told:
                 try:
                     conn.send(None)
                 except (OSError, ValueError):
@@ -428,12 +450,13 @@ def simulate(path: str, games: int, agents: Sequence[str] | None = None, players
     workers = _Workers(jobs, path, n, dict(game.options), root, game)
     finished = False
     try:
-        for records, tally in workers.run(chunks()):
-            result.tally.merge(tally)
+        for records in workers.run(chunks()):
             for record in records:
                 result.records.append(record)
                 if progress is not None:
                     progress(len(result.records))
+        for tally in workers.tallies():
+            result.tally.merge(tally)
         finished = True
     finally:
         workers.stop(graceful=finished)
