@@ -367,7 +367,10 @@ class _Workers:
         worker is told to stop, and answers with it)."""
         out = []
         for conn, proc in zip(self.conns, self.procs):
-            conn.send(None)
+            try:
+                conn.send(None)
+            except (OSError, ValueError):
+                pass  # the worker is gone: reading its pipe says so
             try:
                 kind, _, payload = conn.recv()
             except (EOFError, OSError):

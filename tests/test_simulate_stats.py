@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import signal
 import statistics
 import sys
 from collections import Counter
@@ -174,6 +176,24 @@ def test_statistics_are_identical_whatever_jobs(tmp_path):
         outs.append((text, out.read_text()))
     assert outs[0] == outs[1]
     assert json.loads(outs[0][1])["summary"]["parameters"]
+
+
+def test_a_worker_gone_before_sending_its_tally_fails_the_run(monkeypatch):
+    """The counts of a worker's matches travel once, at the end: a worker that dies after its
+    last chunk (killed, out of memory) takes them with it, and the run fails with a worker
+    error, through the API and on the command line (never a quiet exit)."""
+    collect = simulate_module._Workers.tallies
+
+    def kill_one_then_collect(workers: Any) -> Any:
+        os.kill(workers.procs[0].pid, signal.SIGKILL)
+        workers.procs[0].join()
+        return collect(workers)
+
+    monkeypatch.setattr(simulate_module._Workers, "tallies", kill_one_then_collect)
+    with pytest.raises(simulate_module.WorkerError, match="a worker process stopped unexpectedly"):
+        simulate(TICTACTOE, games=40, seed=1, jobs=2)
+    status, out, err = run("simulate", TICTACTOE, "--games", "40", "--jobs", "2", "--no-progress")
+    assert status == 70 and "a worker process stopped unexpectedly" in err and out == ""  # (as any worker failure)
 
 
 # ---------------------------------------------------------------------- point 2: comparisons
