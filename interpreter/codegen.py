@@ -441,8 +441,8 @@ class _Writer:
         return f"s.zones[{code}]" if type_of(node, self.L) == T.ZONE else code
 
     def line_in_line(self, who: str, runs: tuple[tuple[int, ...], ...]) -> str:
-        """`line(who, n)` over a few runs known now, each cell tested in line (as ``line_of``
-        does: a piece, owned by who), the first run that is who's ending the test."""
+        """`line(who, n)` over a few runs known now (of one cell or more), each cell tested in
+        line (as ``line_of`` does: a piece, owned by who), the first run that is who's ending the test."""
         occupied, owner, piece = self.temp(), self.temp(), self.temp()
         tests = [" and ".join(f"({piece} := {occupied}[{c!r}]) >= 0 and {owner}[{piece}] == {who}" for c in run)
                  for run in runs]
@@ -816,7 +816,7 @@ class _Writer:
             return f"_sl(s, {self.expr(args[0])}, {self.name_of(slides_rays(node, L))})"
         if func == "line":
             who, n = self.expr(args[0]), self.expr(args[1])
-            if _WHOLE.match(n) and _SIMPLE.match(who) and 0 < len(L.board.windows(int(n))) <= _LINE_RUNS:
+            if _WHOLE.match(n) and int(n) > 0 and _SIMPLE.match(who) and 0 < len(L.board.windows(int(n))) <= _LINE_RUNS:
                 return self.line_in_line(who, L.board.windows(int(n)))
             # the runs of a constant length found now; of another, by the board's (cached) method
             windows = (self.name_of(L.board.windows(int(n))) if _WHOLE.match(n)

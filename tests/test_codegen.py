@@ -563,13 +563,21 @@ def test_moves_from_an_end_and_lines_of_any_length_play_alike_in_both_engines(tm
     assert any(e["mine"] for e in rows) and any(e["first"] for e in rows) and any(e["diagonal"] for e in rows)
 
 
-_ROWS = _one_action_spec("""\
-game: {name: Rows, players: 2}
-board: {rows: 4, cols: 4}
+def _rows_spec(size: int, lines: str) -> str:
+    """A game on a size x size board whose one action emits `rows` with the fields ``lines``."""
+    return _one_action_spec(f"""\
+game: {{name: Rows, players: 2}}
+board: {{rows: {size}, cols: {size}}}
 pieces:
-  mark: {per_player: 8}""", """\
-- emit rows(zero=line(player(0), 4), one=line(player(1), 4))
+  mark: {{per_player: {2 * size}}}""", f"""\
+- emit rows({lines})
 - end game""")
+
+
+def _rows_after(state: Any) -> dict[str, Any]:
+    """The `rows` event of the one action, played in ``state``."""
+    state.apply_action(state.legal_actions()[0])
+    return next(e for e in state.events if e["type"] == "rows")
 
 
 @pytest.mark.parametrize("mode", ["strict", "off"])
@@ -578,7 +586,7 @@ def test_a_line_tested_run_by_run_in_line_finds_every_run(mode, monkeypatch):
     on every cell of a run make a line for that seat and not for the other, whichever run and
     seat it is; on all of them but one, no line."""
     monkeypatch.setattr(codegen, "MODE", mode)
-    game = interpreter.game_from_text(_ROWS)
+    game = interpreter.game_from_text(_rows_spec(4, "zero=line(player(0), 4), one=line(player(1), 4)"))
     runs = game.link.board.windows(4)
     assert len(runs) == 10 and (mode == "off") == ("s.piece_owner) is not None" not in game.link.codegen.source())
     seen, expected = [], []
@@ -589,11 +597,19 @@ def test_a_line_tested_run_by_run_in_line_finds_every_run(mode, monkeypatch):
                 pieces = [x for x, owner in enumerate(state.piece_owner) if owner == seat]
                 for x, cell in zip(pieces, [c for c in run if c != missing]):
                     state.cell_piece[cell], state.piece_cell[x] = x, cell
-                state.apply_action(state.legal_actions()[0])
-                event = next(e for e in state.events if e["type"] == "rows")
+                event = _rows_after(state)
                 seen.append((event["zero"], event["one"]))
                 expected.append((seat == 0 and missing is None, seat == 1 and missing is None))
     assert seen == expected and expected.count((True, False)) == expected.count((False, True)) == 10
+
+
+@pytest.mark.parametrize("mode", ["strict", "off"])
+def test_a_line_of_no_cells_is_made_and_one_of_one_cell_needs_a_piece(mode, monkeypatch):
+    """`line(p, 0)` holds on any board (a run of no cells is all p's), as line_of says, also on a
+    board small enough for its runs to be tested in line; `line(p, 1)` needs one of p's pieces."""
+    monkeypatch.setattr(codegen, "MODE", mode)
+    game = interpreter.game_from_text(_rows_spec(2, "none=line(player(0), 0), one=line(player(1), 1)"))
+    assert _rows_after(game.new_initial_state(0)) == {"type": "rows", "none": True, "one": False}
 
 
 @pytest.mark.parametrize("spec, players", [("highhand.yaml", 4), ("highhand.yaml", 2), ("tictactoe.yaml", 2),
