@@ -612,6 +612,54 @@ def test_a_line_of_no_cells_is_made_and_one_of_one_cell_needs_a_piece(mode, monk
     assert _rows_after(game.new_initial_state(0)) == {"type": "rows", "none": True, "one": False}
 
 
+_CELLS_AFTER_ANOTHER_ACTION = """\
+rulespec: 1
+game: {name: Offset, players: 2}
+board: {rows: 3, cols: 4}
+pieces:
+  mark: {per_player: 6}
+variables:
+  k: {type: int, initial: 0}
+round:
+  first: player(0)
+  turn:
+    - k += 1
+    - if: k % 3 == 0
+      then:
+        - choose:
+            action: skip
+            label: skip
+            do: [current.score += 1]
+      else:
+        - choose:
+            by: current
+            action: mark
+            for: c in empty_cells()
+            label: "m{c.row}{c.col}"
+            do:
+              - place mark of current at c
+              - if: line(current, 3)
+                then: [current.score += 5, end game]
+          else: [end game]
+    - if: count(empty_cells()) == 0
+      then: [end game]
+match:
+  returns: {value: "p.score", min: 0, max: 20}
+"""
+
+
+def test_a_choice_of_an_empty_cell_lists_its_ids_after_another_actions(tmp_path, monkeypatch):
+    """The ids of a choice of one empty cell, listed in the order of the cells, start where its
+    action's ids start (after `skip`'s), with `by:` and an `else`: the same games as the closures."""
+    spec = tmp_path / "offset.yaml"
+    spec.write_text(_CELLS_AFTER_ANOTHER_ACTION)
+    variant = {"players": 2, "options": {}}
+    strict = _play(spec, variant, "strict", range(20), monkeypatch)
+    assert re.search(r"_ids = \[1 \+ _v[0-9]+ for ", interpreter.load_game(str(spec)).link.codegen.source())
+    assert strict == _play(spec, variant, "off", range(20), monkeypatch)
+    assert any(0 in actions for actions, _, _ in strict)  # (skip, id 0, was played)
+
+
 @pytest.mark.parametrize("spec, players", [("highhand.yaml", 4), ("highhand.yaml", 2), ("tictactoe.yaml", 2),
                                            ("reversi.yaml", 2)])
 def test_options_found_in_line_pay_the_budget_as_the_closures_do(spec, players, monkeypatch):
