@@ -443,7 +443,7 @@ class _Writer:
     def line_in_line(self, who: str, runs: tuple[tuple[int, ...], ...]) -> str:
         """`line(who, n)` over a few runs known now (of one cell or more), each cell tested in
         line (as ``line_of`` does: a piece, owned by who), the first run that is who's ending the test."""
-        occupied, owner, piece = self.temp(), self.temp(), self.temp()
+        occupied, owner, piece = self.temp(), self.temp(), self.temp()  # (the first two bound by the test's head)
         tests = [" and ".join(f"({piece} := {occupied}[{c!r}]) >= 0 and {owner}[{piece}] == {who}" for c in run)
                  for run in runs]
         return (f"(({occupied} := s.cell_piece) is not None and ({owner} := s.piece_owner) is not None and "
@@ -816,11 +816,13 @@ class _Writer:
             return f"_sl(s, {self.expr(args[0])}, {self.name_of(slides_rays(node, L))})"
         if func == "line":
             who, n = self.expr(args[0]), self.expr(args[1])
-            if _WHOLE.match(n) and int(n) > 0 and _SIMPLE.match(who) and 0 < len(L.board.windows(int(n))) <= _LINE_RUNS:
-                return self.line_in_line(who, L.board.windows(int(n)))
-            # the runs of a constant length found now; of another, by the board's (cached) method
-            windows = (self.name_of(L.board.windows(int(n))) if _WHOLE.match(n)
-                       else f"{self.name_of(L.board.windows)}({n})")
+            if _WHOLE.match(n):
+                runs = L.board.windows(int(n))  # (runs of no cell, for n = 0, have no test to write)
+                if int(n) > 0 and _SIMPLE.match(who) and 0 < len(runs) <= _LINE_RUNS:
+                    return self.line_in_line(who, runs)
+                windows = self.name_of(runs)
+            else:  # a length known only in play: the runs by the board's (cached) method
+                windows = f"{self.name_of(L.board.windows)}({n})"
             return f"{self.name_of(line_of)}(s, {who}, {windows}, {self.name_of(node.span)})"
         if func == "range":
             a, b = (self.expr(arg) for arg in args)

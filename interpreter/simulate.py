@@ -292,7 +292,6 @@ class _Workers:
         forked = game if ctx.get_start_method() == "fork" else None
         self.procs: list[Any] = []
         self.conns: list[Any] = []
-        self.told = False  # the workers were told to stop (``tallies``)
         interrupted: list[int] = []
         main = threading.current_thread() is threading.main_thread()
         previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(1)) if main else None
@@ -340,13 +339,7 @@ class _Workers:
             feed(conn)
         while busy:
             for conn in wait(list(busy)):
-                try:
-                    message = conn.recv()  # type: ignore[union-attr,call-arg]
-                except (EOFError, OSError):
-                    proc = self.procs[self.conns.index(conn)]
-                    proc.join(1)
-                    raise WorkerError(f"a worker process stopped unexpectedly (exit code {proc.exitcode})") from None
-                kind, number, payload = message
+                kind, number, payload = self._receive(conn)
                 del busy[conn]
                 if kind == "error":
                     if number is None:  # the worker could not start
@@ -366,29 +359,29 @@ class _Workers:
         """Once every chunk is played: each worker's tally of the counts of its matches (each
         worker is told to stop, and answers with it)."""
         out = []
-        for conn, proc in zip(self.conns, self.procs):
+        for conn in self.conns:
             try:
                 conn.send(None)
             except (OSError, ValueError):
                 pass  # the worker is gone: reading its pipe says so
-            try:
-                kind, _, payload = conn.recv()
-            except (EOFError, OSError):
-                proc.join(1)
-                raise WorkerError(f"a worker process stopped unexpectedly (exit code {proc.exitcode})") from None
+            kind, _, payload = self._receive(conn)
             if kind != "tally":
                 raise _as_error(payload)
             out.append(payload)
-        self.told = True
         return out
 
+    def _receive(self, conn: Any) -> tuple[str, Any, Any]:
+        """A worker's next message; a worker gone (killed, crashed) is a ``WorkerError``."""
+        try:
+            return conn.recv()
+        except (EOFError, OSError):
+            proc = self.procs[self.conns.index(conn)]
+            proc.join(1)
+            raise WorkerError(f"a worker process stopped unexpectedly (exit code {proc.exitcode})") from None
+
     def stop(self, graceful: bool = False) -> None:
-        for conn in self.conns:
-            if graceful and not self.told:
-                try:
-                    conn.send(None)
-                except (OSError, ValueError):
-                    pass
+        """Stop the workers: ``graceful`` once ``tallies`` has told them to (they are leaving),
+        else at once."""
         for proc in self.procs:
             if graceful:
                 proc.join(5)

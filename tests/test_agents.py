@@ -125,22 +125,6 @@ def test_the_heuristics_of_all_seats_are_each_seats_heuristic(spec, players):
     assert game.heuristics(state) == [game.heuristic(state, p) for p in range(players)]
 
 
-def test_the_heuristics_of_all_seats_fail_as_the_failing_seat_fails():
-    """Every seat's heuristic is one generated call; when Python raises in it (a division by
-    zero for seat 1 only), the seats are scored one by one, and the error is that seat's."""
-    text = _HEURISTIC_SPEC
-    game = interpreter.game_from_text(text)
-    assert any(unit.name.startswith("h") for unit in game.link.codegen.units)
-    state = game.new_initial_state(0)
-    with pytest.raises(interpreter.RuleError) as one:
-        game.heuristic(state, 1)
-    with pytest.raises(interpreter.RuleError) as every:
-        game.heuristics(state)
-    assert str(every.value) == str(one.value)
-    assert "division by zero" in str(one.value)
-    assert game.heuristic(state, 0) == 10.0 / -1 + 3
-
-
 _HEURISTIC_SPEC = """\
 rulespec: 1
 game: {name: H, players: 3}
@@ -153,6 +137,21 @@ round:
         do: [end game]
 heuristic: "10 / (p.seat - 1) + count([q for q in players if q != p]) + 1"
 """
+
+
+def test_the_heuristics_of_all_seats_fail_as_the_failing_seat_fails():
+    """Every seat's heuristic is one generated call; when Python raises in it (a division by
+    zero for seat 1 only), the seats are scored one by one, and the error is that seat's."""
+    game = interpreter.game_from_text(_HEURISTIC_SPEC)
+    assert any(unit.name.startswith("h") for unit in game.link.codegen.units)
+    state = game.new_initial_state(0)
+    with pytest.raises(interpreter.RuleError) as one:
+        game.heuristic(state, 1)
+    with pytest.raises(interpreter.RuleError) as every:
+        game.heuristics(state)
+    assert str(every.value) == str(one.value)
+    assert "division by zero" in str(one.value)
+    assert game.heuristic(state, 0) == 10.0 / -1 + 3
 
 
 @pytest.mark.parametrize("spec, players", [(HIGHHAND, 2), (HIGHHAND, 4), (HIGHJACK, 3)])
