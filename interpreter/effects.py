@@ -40,11 +40,13 @@ TOP, BOTTOM, RANDOM = 0, 1, 2
 
 
 class EndSignal(Exception):
-    """Raised by `end turn|phase|round|game`; the flow unwinds to the matching level."""
+    """Raised by `end turn|phase|round|game` (``EndSignal(level)``); the flow unwinds to the
+    matching level. (No ``__init__`` of its own: a short game ends often.)"""
 
-    def __init__(self, level: str):
-        super().__init__(level)
-        self.level = level
+    @property
+    def level(self) -> str:
+        level: str = self.args[0]
+        return level
 
 
 def compile_simple(node: Any, L: Any) -> Stmt:

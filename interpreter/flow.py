@@ -761,7 +761,11 @@ class RoundCode(Code):
             frame[1] = 3
             if self.scoring is not None:
                 s.stack.append([self.scoring, 0, {}])
-            return
+                return
+            # no scoring: the round ends in this step, which pays for the step it saves
+            s.ops -= 1
+            if s.ops < 0:
+                overrun(s, self.span)
         s.stack.pop()
         self.end_round(s)
 
@@ -772,6 +776,7 @@ class PhaseCode(Code):
     def __init__(self, first: Any, order: str, end_when: list, turn_code: BlockCode,
                  start_turn: Callable[[State], None] | None, skip_when: Callable[[State, dict], Any] | None = None):
         self.turn_code = turn_code
+        self.turn_index = turn_code.index
         self.first = first
         self.order = order
         self.step_by = {"left": 1, "right": -1}.get(order, 0)  # the next seat: this one plus step_by
@@ -780,36 +785,34 @@ class PhaseCode(Code):
         self.skip_when = skip_when
 
     def step(self, s: State, frame: list) -> None:
-        n = s.game.num_players
         if frame[2] == 0:
             frame[2] = 1
-            p = (s.dealer + 1) % n if self.first is None else self.first(s, {})
+            p = (s.dealer + 1) % s.game.num_players if self.first is None else self.first(s, {})
             if p is None:
                 raise RuleError("the phase's `first` player is none")
         elif s.next_seat >= 0:  # a `next` statement chose who moves next
             p = s.next_seat
             s.next_seat = -1
         else:
-            p = (s.current + self.step_by) % n
+            p = (s.current + self.step_by) % s.game.num_players
+        stack = s.stack
         if self.end_when and any(cond(s, {}) for cond in self.end_when):
-            s.stack.pop()
+            stack.pop()
             return
         if self.skip_when is not None or s.skips[p] > 0:
             p = self.seat_to_move(s, p)
             if p < 0:  # every seat is out: nobody can take a turn
-                s.stack.pop()
+                stack.pop()
                 return
         s.current = p
         if self.start_turn is None:
             s.turn += 1
         else:
             self.start_turn(s)
-        code = self.turn_code
-        frame = [code.index, 0, {}]
-        stack = s.stack  # enter_block, in line: this runs once a turn
-        stack.append(frame)
+        frame = [self.turn_index, 0, {}]
+        stack.append(frame)  # enter_block, in line: this runs once a turn
         if len(stack) <= DIRECT_DEPTH:
-            code.step(s, frame)
+            self.turn_code.step(s, frame)
 
     def seat_to_move(self, s: State, p: int) -> int:
         """The seat that takes the turn from ``p`` on: seats `skip_when` passes over are passed,

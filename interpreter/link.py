@@ -450,9 +450,11 @@ class Link:
         log_event(s, event, self.model.round.span, units)
 
     def finish(self, s: State) -> None:
-        winners = sorted(set(self._winners(s)))
+        winners = self._winners(s)
+        if not self._winners_in_order:
+            winners = sorted(set(winners))
         s.winners_ = winners
-        s.returns_ = [float(self._returns(s, p, winners)) for p in range(self.num_players)]
+        s.returns_ = self._returns(s, winners)
         event = {"type": "match_end", "rounds": s.round, "totals": list(s.total), "winners": winners}
         units = 5 + len(s.total) + len(winners)  # (as in end_round)
         for key, fn, conv in self._match_report:
@@ -490,17 +492,21 @@ class Link:
 
     def _compile_results(self) -> None:
         match = self.model.match
+        seats = range(self.num_players)
+        self._winners_in_order = match.winners is None  # (sorted, without repeats: as `finish` keeps them)
         if match.winners is not None:
             self._winners = _bind_empty(compile_list(match.winners, self))
         else:
             def best_total(s: State) -> list[int]:
-                top = max(s.total)
-                return [p for p, t in enumerate(s.total) if t == top]
+                total = s.total
+                top = max(total)
+                return [p for p in seats if total[p] == top]
 
             self._winners = best_total
+        # every seat's return, in one call: the match ends once, but short games end often
         if match.returns is not None:
             value = compile_expr(match.returns.value, self)
-            self._returns = lambda s, p, winners: value(s, {"p": p, "winners": winners})
+            self._returns = lambda s, winners: [float(value(s, {"p": p, "winners": winners})) for p in seats]
             known = self.static_defines
             low = float(evaluate_static(match.returns.min, self.options, self.num_players, defines=known))
             high = float(evaluate_static(match.returns.max, self.options, self.num_players, defines=known))
@@ -511,7 +517,7 @@ class Link:
             fixed = None if total is None else evaluate_static(total, self.options, self.num_players, defines=known)
             self.utility_bounds = (low, high, None if fixed is None else float(fixed))
         else:
-            self._returns = lambda s, p, winners: (1.0 / len(winners)) if p in winners else 0.0
+            self._returns = lambda s, winners: [(1.0 / len(winners)) if p in winners else 0.0 for p in seats]
             self.utility_bounds = (0.0, 1.0, 1.0)
         self.heuristics: Callable[[State, int], list[Any] | None] | None = None  # every seat's, in one call
         if self.model.heuristic is not None:
