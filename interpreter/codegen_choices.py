@@ -27,11 +27,11 @@ __all__ = ["generate_choice", "bind_card"]
 
 
 def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: dict[int, list[Any]],
-                   indent: int, direct: bool = False) -> list[str]:
+                   indent: int, direct: bool = False, distinct: bool = False) -> list[str]:
     """The lines adding an alternative's option ids to ``_ids`` (through ``_add``), at ``indent``.
     The names the alternative binds leave the writer's scope afterwards. ``direct``: every
     condition in line, whatever its errors would say (the caller falls back to the reference
-    when Python raises)."""
+    when Python raises). ``distinct``: ``_ids`` is a list (``_distinct_ids`` holds for ``alt``)."""
     scope = dict(w.scope)
 
     def _condition(w: _Writer, parts: list[Any]) -> str | None:
@@ -87,7 +87,7 @@ def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: 
     put(depth, f"{b} = {alt.offset!r} + {_encode(w, x, table0, stride0)}")
     slides = _slides(w, items1) if not filters.get(1) else None
     if slides is not None:
-        lines += _slide_lines(w, alt, var1, items1, slides, f"{b} + ", table1, stride1, indent + depth)
+        lines += _slide_lines(w, alt, var1, items1, slides, f"{b} + ", table1, stride1, indent + depth, distinct)
         w.scope = scope
         return lines
     source1 = w.listing(items1)  # may read the first parameter
@@ -118,18 +118,43 @@ def _slides(w: _Writer, items: Any) -> tuple[str, str] | None:
 
 
 def _slide_lines(w: _Writer, alt: Any, var: str, items: Any, slides: tuple[str, str], base: str, table: Any,
-                 stride: int, indent: int) -> list[str]:
+                 stride: int, indent: int, distinct: bool = False) -> list[str]:
     """The ids of the cells a piece slides to (``builtins.slides_of``, walked here without
-    making the list), paid for as that list would be: by its length, once it is known."""
+    making the list), paid for as that list would be: by its length, once it is known.
+    ``distinct``: ``_ids`` is a list that only grows by these ids, so its growth is the length."""
     piece, rays = slides
     y = w.bind_item(var, items)
     at, ray, count, cells = w.temp(), w.temp(), w.temp(), w.temp()
     pad = "    " * indent
-    return [pad + line for line in [
-        f"{count} = 0", f"{at} = s.piece_cell[{piece}]", f"if {at} >= 0:", f"    {cells} = s.cell_piece",
-        f"    for {ray} in {rays}[{at}]:", f"        for {y} in {ray}:", f"            if {cells}[{y}] >= 0:",
-        "                break", f"            {count} += 1", f"            _add({base}{_encode(w, y, table, stride)})",
-        f"s.ops -= {count}", "if s.ops < 0:", f"    _ov(s, {w.name_of(alt.span)})"]]
+    walk = [f"{at} = s.piece_cell[{piece}]", f"if {at} >= 0:", f"    {cells} = s.cell_piece",
+            f"    for {ray} in {rays}[{at}]:", f"        for {y} in {ray}:", f"            if {cells}[{y}] >= 0:",
+            "                break"]
+    add = f"            _add({base}{_encode(w, y, table, stride)})"
+    if distinct:
+        lines = [f"{count} = len(_ids)", *walk, add, f"s.ops -= len(_ids) - {count}"]
+    else:
+        lines = [f"{count} = 0", *walk, f"            {count} += 1", add, f"s.ops -= {count}"]
+    return [pad + line for line in [*lines, "if s.ops < 0:", f"    _ov(s, {w.name_of(alt.span)})"]]
+
+
+def _distinct_ids(w: _Writer, alt: Any) -> bool:
+    """Whether ``_collect_lines`` adds each of ``alt``'s ids once, so that a list can hold them
+    (sorted afterwards) instead of a set: an alternative without parameters, or a piece among
+    `pieces(...)` (each piece once) moving to a cell it slides to (from any cell, no two of its
+    rays share a cell), filters or not. Ids encode pieces and cells one-to-one (no table)."""
+    loops, _ = alt.source
+    if not loops:
+        return True
+    if len(loops) != 2 or any(table is not None for table, _ in alt.encodings):
+        return False
+    (_, pieces), (_, cells) = loops
+    if not is_builtin_call(pieces, "pieces", w.L) or not is_builtin_call(cells, "slides", w.L):
+        return False
+    for cell_rays in slides_rays(cells, w.L):
+        reached = [cell for ray in cell_rays for cell in ray]
+        if len(set(reached)) != len(reached):
+            return False
+    return True
 
 
 def _free_cells(w: _Writer, items: Any) -> str | None:
@@ -190,12 +215,13 @@ def _choice_enter(gen: Codegen, code: Any, push: Any) -> Any:
                   f"        _fail({w.name_of('`choose ... by:` names no player (none)')}, {w.name_of(code.span)})"]
     tiers = code.tiers if code.tiers is not None else (code.alts,)
     ordered = _free_cells_in_order(w, tiers)
-    lines += ordered or _collect_all(w, code, tiers)
+    distinct = not ordered and all(_distinct_ids(w, alt) for tier in tiers for alt in tier)
+    lines += ordered or _collect_all(w, code, tiers, distinct)
     lines += [f"    if len(_ids) > {SMALL!r}:", f"        {w.name_of(code._check_options)}(s, len(_ids))",
               "    if _ids:",
               # the record made as its class makes it, without the call of its Python constructor
               f"        s.pending = {w.name_of(tuple.__new__)}({w.name_of(Pending)}, (_p, "
-              f"{'_ids' if ordered else 'sorted(_ids)'}, None, {code.index!r}, e))"]
+              f"{'_ids' if ordered or distinct else 'sorted(_ids)'}, None, {code.index!r}, e))"]
     if code.orelse is not None:
         lines += ["    else:", f"        {w.name_of(push)}(s, [{code.orelse!r}, 0, dict(e)])"]
     return gen.load(f"n{len(gen.units)}", lines, {"_fail": _fail, **w.names}, "_e")
@@ -224,22 +250,29 @@ def _free_cells_in_order(w: _Writer, tiers: Any) -> list[str]:
     return [f"    {occupied} = s.cell_piece", f"    _ids = [{encoded} for {x} in {cells} if {occupied}[{x}] < 0]"]
 
 
-def _collect_all(w: _Writer, code: Any, tiers: Any) -> list[str]:
-    """The lines collecting the option ids of every alternative into the set ``_ids``."""
+def _collect_all(w: _Writer, code: Any, tiers: Any, distinct: bool = False) -> list[str]:
+    """The lines collecting the option ids of every alternative into the set ``_ids``, or, when
+    each is added once (``distinct``), into the list ``_ids``, sorted at the end (alternatives
+    have ranges of ids of their own)."""
     # the options are found by expressions alone (nothing changes but the budget): in line,
     # and when Python raises there, the reference collects them and raises the error as it words it
-    lines = ["    _ids = set()", "    _add = _ids.add", "    _ops = s.ops", "    try:"]
+    lines = ["    _ids = []" if distinct else "    _ids = set()", f"    _add = _ids.{'append' if distinct else 'add'}",
+             "    _ops = s.ops", "    try:"]
     for depth, tier in enumerate(tiers):
         if depth:
             lines.append("    " * (depth + 1) + "if not _ids:")
         for alt in tier:
             loops, filters = alt.source
             if len(loops) <= 2:  # (deeper loops: the reference's collector, called)
-                lines += _collect_lines(w, alt, loops, filters, depth + 2, direct=True)
+                lines += _collect_lines(w, alt, loops, filters, depth + 2, direct=True, distinct=distinct)
             else:
                 lines.append("    " * (depth + 2) + f"{w.name_of(alt.collect)}(s, e, _ids)")
+    if distinct:
+        lines.append("        _ids.sort()")
     # the reference pays for the options again, from where the step stood
-    return lines + ["    except _errs:", "        s.ops = _ops", f"        _ids = {w.name_of(code.options)}(s, e)"]
+    options = f"{w.name_of(code.options)}(s, e)"
+    return lines + ["    except _errs:", "        s.ops = _ops",
+                    f"        _ids = {f'sorted({options})' if distinct else options}"]
 
 
 def _choice_resolve(gen: Codegen, code: Any, push: Any) -> Any:

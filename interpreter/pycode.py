@@ -29,9 +29,9 @@ class CodegenError(Exception):
 
 # names the generator invents: an underscore, letters, digits (no dunder, no spec text)
 INVENTED = re.compile(r"_[a-z]+[0-9]*\Z")
-# the state, the environment of locals, a block's frame, the set of a choice's option ids
+# the state, the environment of locals, a block's frame, the set (or list) of a choice's option ids
 FIXED_NAMES = frozenset({"s", "e", "frame", "_ids"})
-_IDS_METHODS = frozenset({"add", "update"})
+_IDS_METHODS = frozenset({"add", "update", "append", "sort"})
 ALLOWED_BUILTINS = frozenset({"len", "bool", "dict", "set", "any", "all", "sum", "max", "min", "list", "map", "range",
                               "abs", "sorted", "float", "TypeError", "ZeroDivisionError", "OverflowError", "IndexError",
                               "KeyError", "ValueError", "AttributeError"})

@@ -1053,6 +1053,14 @@ _FAILING_TURNS = {
         - current.score += 1
         - current.score += 2
     - end game""",
+    # the ids of a piece's slides collected as a list (each once): a filter failing on one of
+    # them (the cell b3's column) is the reference's failure, worded by the reference
+    "a slide's filter failing": """\
+    - place mark of current at cell(1, 1)
+    - choose:
+        action: mark
+        for: x in pieces(current), c in slides(x) if 1 // (c.col - 2) > -5
+        do: [end game]""",
     "a while past its bound": """\
     - while: current.score < 100
       max: 3
