@@ -71,14 +71,14 @@ def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: 
             put(depth, f"for {x} in {source0}:")
             put(depth + 1, f"_add({encoded})")
         else:
-            put(depth, f"for {x} in list({source0}):")
+            put(depth, f"for {x} in {source0}:")
             put(depth + 1, f"if {filter0}:")
             put(depth + 2, f"_add({encoded})")
         w.scope = scope
         return lines
     (var1, items1), = rest
     table1, stride1 = alt.encodings[1]
-    put(depth, f"for {x} in list({source0}):")
+    put(depth, f"for {x} in {source0}:")
     depth += 1
     if filter0 is not None:
         put(depth, f"if not ({filter0}):")
@@ -103,7 +103,7 @@ def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: 
         put(depth, f"for {y} in {ys}:")
         put(depth + 1, f"_add({encoded})")
     else:
-        put(depth, f"for {y} in list({ys}):")
+        put(depth, f"for {y} in {ys}:")
         put(depth + 1, f"if {filter1}:")
         put(depth + 2, f"_add({encoded})")
     w.scope = scope
