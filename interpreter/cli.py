@@ -13,7 +13,8 @@
     rulespec lsp                       a language server for editors, on stdin/stdout (needs the lsp extra)
 
 Exit status: 0 success; 1 an invalid spec, a rule failing while playing, a log that cannot be
-read or differs from its replay, or a file that cannot be read or written; 2 a usage error
+read or differs from its replay, a file that cannot be read or written, or a worker process
+killed (simulate, sweep --jobs); 2 a usage error
 (bad argument, option or agent, missing file); 70 an internal error (a bug: please report);
 130 interrupted (Ctrl-C). Errors are one line on stderr, never a traceback (set
 RULESPEC_DEBUG=1 to see the traceback of an internal error).
@@ -1123,7 +1124,7 @@ def _quiet_stdout(out: TextIO) -> None:
 
 def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO, stdin: TextIO) -> int:
     from .agents import AgentError
-    from .errors import InterpreterError, OptionError
+    from .errors import InterpreterError, OptionError, WorkerLost
     from .replay import LogError
 
     parser = build_parser()
@@ -1153,6 +1154,9 @@ def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO, stdin: TextIO) -
         return EXIT_INVALID
     except InterpreterError as exc:
         print(f"rulespec: error while playing: {_first_line(exc)}", file=err)
+        return EXIT_INVALID
+    except WorkerLost as exc:  # the system's doing (a signal, memory), not a bug to report
+        print(f"rulespec: error: {_first_line(exc)}", file=err)
         return EXIT_INVALID
     except UnicodeError as exc:
         print(f"rulespec: error: {_first_line(exc)}", file=err)

@@ -7,6 +7,9 @@
     └── RuleError              the spec's rules failed while running (names the spec position)
         ├── GameLengthError    the spec's `game.limits.actions` bound was exceeded
         └── BudgetError        one step of the rules used more than its resource budget
+
+    WorkerError                a worker process of a run (simulate, sweep) failed: not the rules' fault
+    └── WorkerLost             a worker process was killed (a signal, memory) before its work was done
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 from rulespec.errors import SourceSpan
 
 __all__ = ["InterpreterError", "IllegalActionError", "OptionError", "StateError", "RuleError", "GameLengthError",
-           "BudgetError"]
+           "BudgetError", "WorkerError", "WorkerLost"]
 
 
 class InterpreterError(Exception):
@@ -49,3 +52,12 @@ class GameLengthError(RuleError):
 
 class BudgetError(RuleError):
     """A rule ran away: one step used more work, memory or options than the run-time limits allow."""
+
+
+class WorkerError(RuntimeError):
+    """A worker process failed in a way that is not the rules' fault (a bug, or the process was killed)."""
+
+
+class WorkerLost(WorkerError):
+    """A worker process ended before its work was done: it was killed (by a signal, by the
+    system when memory ran out) or Python itself crashed. Not a bug of the rules."""

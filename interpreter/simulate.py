@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .agents import AgentError, derive_seed, make_agent
-from .errors import InterpreterError, RuleError
+from .errors import InterpreterError, RuleError, WorkerError, WorkerLost
 from .game import Game, load_game
 from .invariants import InvariantError, history_violation
 from .match_counts import ENGINE_EVENTS, MatchCounter, compared_counts, summarize_counts
@@ -35,7 +35,8 @@ from .stats import Tally, describe, difference, histogram, holm, one_proportion_
 __all__ = [
     "MatchRecord", "SimulationResult", "simulate", "run_match", "match_seeds", "seat_agents", "expand_agents",
     "summarize", "print_summary", "compare", "print_comparison", "plot", "wilson", "two_proportion_p",
-    "welch_p", "SIGNIFICANCE", "run_name", "MatchError", "WorkerError", "MAX_GAMES", "max_jobs", "win_share",
+    "welch_p", "SIGNIFICANCE", "run_name", "MatchError", "WorkerError", "WorkerLost", "lost_worker", "MAX_GAMES",
+    "max_jobs", "win_share",
 ]
 
 SIGNIFICANCE = 0.05
@@ -54,8 +55,15 @@ class MatchError(InterpreterError):
     """A match of a run failed: ``match 3 (seed 17): file:line:col: <the rule's error>``."""
 
 
-class WorkerError(RuntimeError):
-    """A worker process failed in a way that is not the rules' fault (a bug, or the process was killed)."""
+def lost_worker(exitcode: int | None) -> WorkerLost:
+    """The error for a worker process that stopped with ``exitcode`` (negative: the signal)."""
+    how = "" if exitcode is None else f" (exit code {exitcode})"
+    if exitcode is not None and exitcode < 0:
+        try:
+            how = f" (killed by {signal.Signals(-exitcode).name})"
+        except ValueError:
+            how = f" (killed by signal {-exitcode})"
+    return WorkerLost(f"a worker process stopped unexpectedly{how}: killed, or out of memory?")
 
 
 # ====================================================================== running matches
@@ -371,13 +379,13 @@ class _Workers:
         return out
 
     def _receive(self, conn: Any) -> tuple[str, Any, Any]:
-        """A worker's next message; a worker gone (killed, crashed) is a ``WorkerError``."""
+        """A worker's next message; a worker gone (killed, crashed) is a ``WorkerLost``."""
         try:
             return conn.recv()
         except (EOFError, OSError):
             proc = self.procs[self.conns.index(conn)]
             proc.join(1)
-            raise WorkerError(f"a worker process stopped unexpectedly (exit code {proc.exitcode})") from None
+            raise lost_worker(proc.exitcode) from None
 
     def stop(self, graceful: bool = False) -> None:
         """Stop the workers: ``graceful`` once ``tallies`` has told them to (they are leaving),

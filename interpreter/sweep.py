@@ -52,6 +52,7 @@ from .simulate import (
     SimulationResult,
     WorkerError,
     expand_agents,
+    lost_worker,
     match_seeds,
     run_match,
     seat_agents,
@@ -371,7 +372,7 @@ def _play_in_processes(chunks: Iterator[Chunk], jobs: int) -> Iterator[tuple[Chu
                 running[pool.submit(play_chunk, chunk.bundle, chunk.players, chunk.options, chunk.tasks)] = chunk
         finished = True
     except BrokenProcessPool:
-        raise WorkerError("a worker process stopped unexpectedly") from None
+        raise lost_worker(None) from None
     finally:
         _stop_pool(pool, finished)
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 import io
 import json
 import multiprocessing
+import os
 import re
+import signal
 import sys
 
 import pytest
@@ -194,6 +196,21 @@ def test_a_ray_that_cannot_start_or_a_task_that_fails_is_one_line(specs, tmp_pat
                                           "worker? see docs/sweeps.md): RayError: ModuleNotFoundError: No module "
                                           "named 'interpreter'")
     assert fake.shutdowns == 1
+
+
+def _killed(*args: object) -> None:
+    """A chunk's play that ends its worker process as the system's OOM killer would."""
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+@pytest.mark.skipif(multiprocessing.get_start_method() != "fork", reason="the workers must inherit the patch")
+def test_a_worker_process_killed_is_one_line_and_not_a_bug(specs, tmp_path, monkeypatch):
+    """A worker of the local pool killed (by a signal, or by the system when memory runs out)
+    ends the run with exit status 1 and one line: the system's doing, not a bug to report."""
+    monkeypatch.setattr(sweep_module, "play_chunk", _killed)
+    status, out, err = run(*sweep_args(specs, tmp_path, "killed", "--jobs", "2"))
+    assert (status, out, err) == (1, "", "rulespec: error: a worker process stopped unexpectedly: killed, or out of "
+                                         "memory?\n")
 
 
 def test_workers_compile_the_shipped_text_not_the_files(specs, tmp_path, monkeypatch):
