@@ -14,7 +14,7 @@
 
 Exit status: 0 success; 1 an invalid spec, a rule failing while playing, a log that cannot be
 read or differs from its replay, a file that cannot be read or written, or a worker process
-killed (simulate, sweep --jobs); 2 a usage error
+killed by a signal (simulate, ladder, sweep --jobs); 2 a usage error
 (bad argument, option or agent, missing file); 70 an internal error (a bug: please report);
 130 interrupted (Ctrl-C). Errors are one line on stderr, never a traceback (set
 RULESPEC_DEBUG=1 to see the traceback of an internal error).
@@ -1155,10 +1155,7 @@ def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO, stdin: TextIO) -
     except InterpreterError as exc:
         print(f"rulespec: error while playing: {_first_line(exc)}", file=err)
         return EXIT_INVALID
-    except WorkerLost as exc:  # the system's doing (a signal, memory), not a bug to report
-        print(f"rulespec: error: {_first_line(exc)}", file=err)
-        return EXIT_INVALID
-    except UnicodeError as exc:
+    except (UnicodeError, WorkerLost) as exc:  # (a worker killed: the system's doing, not a bug to report)
         print(f"rulespec: error: {_first_line(exc)}", file=err)
         return EXIT_INVALID
     except BrokenPipeError:

@@ -55,15 +55,16 @@ class MatchError(InterpreterError):
     """A match of a run failed: ``match 3 (seed 17): file:line:col: <the rule's error>``."""
 
 
-def lost_worker(exitcode: int | None) -> WorkerLost:
-    """The error for a worker process that stopped with ``exitcode`` (negative: the signal)."""
-    how = "" if exitcode is None else f" (exit code {exitcode})"
-    if exitcode is not None and exitcode < 0:
-        try:
-            how = f" (killed by {signal.Signals(-exitcode).name})"
-        except ValueError:
-            how = f" (killed by signal {-exitcode})"
-    return WorkerLost(f"a worker process stopped unexpectedly{how}: killed, or out of memory?")
+def lost_worker(exitcode: int | None) -> WorkerError:
+    """The error for a worker process gone with ``exitcode``: killed by a signal (negative) is
+    ``WorkerLost``, the system's doing; any other end, before its work was done, is a bug."""
+    if exitcode is None or exitcode >= 0:
+        return WorkerError(f"a worker process stopped unexpectedly (exit code {exitcode})")
+    try:
+        name = signal.Signals(-exitcode).name
+    except ValueError:
+        name = f"signal {-exitcode}"
+    return WorkerLost(f"a worker process was killed by {name} (out of memory?)")
 
 
 # ====================================================================== running matches
@@ -259,8 +260,8 @@ def _worker_main(conn: Any, path: str, players: int, options: dict[str, Any], ro
                            for index, seats, state_seed, agent_seeds, keep, checked in tasks]
                 tally_counts(records, tally)
                 conn.send(("ok", number, records))
-        except (EOFError, OSError):
-            return  # the parent is gone
+        except (EOFError, BrokenPipeError, ConnectionResetError):
+            return  # the parent is gone (its end of the pipe closed); any other OSError is reported
         except Exception as exc:  # sent to the parent, which reports it
             conn.send(("error", number, _transportable(exc)))
     except (EOFError, OSError, KeyboardInterrupt):
@@ -379,7 +380,7 @@ class _Workers:
         return out
 
     def _receive(self, conn: Any) -> tuple[str, Any, Any]:
-        """A worker's next message; a worker gone (killed, crashed) is a ``WorkerLost``."""
+        """A worker's next message; a worker gone is a ``WorkerError`` (``lost_worker``)."""
         try:
             return conn.recv()
         except (EOFError, OSError):

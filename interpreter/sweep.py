@@ -51,8 +51,8 @@ from .simulate import (
     MatchRecord,
     SimulationResult,
     WorkerError,
+    WorkerLost,
     expand_agents,
-    lost_worker,
     match_seeds,
     run_match,
     seat_agents,
@@ -372,7 +372,8 @@ def _play_in_processes(chunks: Iterator[Chunk], jobs: int) -> Iterator[tuple[Chu
                 running[pool.submit(play_chunk, chunk.bundle, chunk.players, chunk.options, chunk.tasks)] = chunk
         finished = True
     except BrokenProcessPool:
-        raise lost_worker(None) from None
+        # (a process of the pool ended abruptly: its exit code is not known here)
+        raise WorkerLost("a worker process was killed (out of memory?)") from None
     finally:
         _stop_pool(pool, finished)
 

@@ -191,13 +191,33 @@ def test_a_worker_gone_before_sending_its_tally_fails_the_run(monkeypatch):
         return collect(workers)
 
     monkeypatch.setattr(simulate_module._Workers, "tallies", kill_one_then_collect)
-    killed = r"a worker process stopped unexpectedly \(killed by SIGKILL\)"
-    with pytest.raises(simulate_module.WorkerLost, match=killed):
+    with pytest.raises(simulate_module.WorkerLost, match=r"a worker process was killed by SIGKILL \(out of memory\?\)"):
         simulate(TICTACTOE, games=40, seed=1, jobs=2)
     status, out, err = run("simulate", TICTACTOE, "--games", "40", "--jobs", "2", "--no-progress")
-    assert status == 1 and out == ""
-    assert err == ("rulespec: error: a worker process stopped unexpectedly (killed by SIGKILL): "
-                   "killed, or out of memory?\n")
+    assert (status, out, err) == (1, "", "rulespec: error: a worker process was killed by SIGKILL (out of memory?)\n")
+
+
+@pytest.mark.parametrize("exitcode, kind, message", [
+    (-9, "WorkerLost", "a worker process was killed by SIGKILL (out of memory?)"),
+    (-200, "WorkerLost", "a worker process was killed by signal 200 (out of memory?)"),
+    (0, "WorkerError", "a worker process stopped unexpectedly (exit code 0)"),
+    (None, "WorkerError", "a worker process stopped unexpectedly (exit code None)"),
+])
+def test_only_a_worker_killed_by_a_signal_is_lost_any_other_end_is_a_bug(exitcode, kind, message):
+    error = simulate_module.lost_worker(exitcode)
+    assert (type(error).__name__, str(error)) == (kind, message)
+
+
+def test_an_os_error_inside_a_worker_s_match_is_reported_not_taken_for_the_parent_gone(monkeypatch):
+    """Only the pipe's errors mean the parent is gone: an OSError raised while playing is a
+    failure the parent reports (an internal error, named), not a worker quietly ending."""
+    def fails(*args: Any, **kwargs: Any) -> Any:
+        raise OSError("raised while playing")
+
+    monkeypatch.setattr(simulate_module, "run_match", fails)
+    status, out, err = run("simulate", TICTACTOE, "--games", "8", "--jobs", "2", "--no-progress")
+    assert (status, out) == (70, "")
+    assert err.startswith("rulespec: internal error: WorkerError: OSError: raised while playing (please report")
 
 
 # ---------------------------------------------------------------------- point 2: comparisons
