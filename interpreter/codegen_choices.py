@@ -1,7 +1,8 @@
 """Generated Python for a choice (the compiler backend, after ``codegen``).
 
 A choice's alternatives enumerate their parameters (``for: card in hand(current) if ...``)
-and add the id of each option to a set. The closure engine specialises this on the shape
+and add the id of each option to a set (to a list sorted at the end, when no id can be added
+twice: ``_distinct_ids``). The closure engine specialises this on the shape
 (``flow.make_collector``: the reference); here a whole choice becomes two generated
 functions: its entry (who decides, every alternative's options with the loops, filters and
 id encoding in line and the loop variables as Python locals, the pending decision) and its

@@ -451,8 +451,6 @@ class Link:
 
     def finish(self, s: State) -> None:
         winners = self._winners(s)
-        if not self._winners_in_order:
-            winners = sorted(set(winners))
         s.winners_ = winners
         s.returns_ = self._returns(s, winners)
         event = {"type": "match_end", "rounds": s.round, "totals": list(s.total), "winners": winners}
@@ -493,9 +491,10 @@ class Link:
     def _compile_results(self) -> None:
         match = self.model.match
         seats = range(self.num_players)
-        self._winners_in_order = match.winners is None  # (sorted, without repeats: as `finish` keeps them)
+        # the winners, sorted and each once (`best_total` finds them so)
         if match.winners is not None:
-            self._winners = _bind_empty(compile_list(match.winners, self))
+            listed = compile_list(match.winners, self)
+            self._winners = lambda s: sorted(set(listed(s, {})))
         else:
             def best_total(s: State) -> list[int]:
                 total = s.total
@@ -647,10 +646,6 @@ def _default_of(type_name: str) -> Callable[[State, dict], Any]:
 
 def _fresh_list(items: Callable[[State, dict], Any]) -> Callable[[State, dict], Any]:
     return lambda s, e: list(items(s, e))
-
-
-def _bind_empty(fn: Callable[[State, dict], Any]) -> Callable[[State], Any]:
-    return lambda s: fn(s, {})
 
 
 def _recursion_guard(name: str, L: Link) -> Callable[[State, dict], None]:

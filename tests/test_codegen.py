@@ -46,6 +46,7 @@ SPECS = sorted(GAMES.glob("*.yaml"))
     ("def _f(s, e):\n    return s.game\n", "attribute 'game'"),
     ("def _f(s, e):\n    return s.__class__\n", "attribute '__class__'"),
     ("def _f(s, e):\n    return e.keys()\n", "attribute 'keys'"),
+    ("def _f(s, e):\n    _ids = []\n    return _ids.pop()\n", "attribute 'pop'"),  # (append and sort: allowed)
     ("def _f(s, e):\n    return _k1.__globals__\n", "attribute '__globals__'"),
     ("import os\n", "Import"),
     ("from os import system\n", "ImportFrom"),
@@ -96,6 +97,8 @@ def test_the_verifier_accepts_the_shapes_the_generator_writes():
               "for _v1 in _ch(s, s.zones[3], _k3) if _v1 > 2 and not s.g[0]]\n"
               "    except _errs:\n        return _o(s, e)\n")
     verify(source, {"_k1": "x", "_k2": [], "_k3": None, "_ch": None, "_errs": (), "_o": None})
+    ids = "def _e(s, e):\n    _ids = []\n    _add = _ids.append\n    _add(3)\n    _ids.sort()\n    return _ids\n"
+    verify(ids, {})
 
 
 def test_a_line_checked_once_is_checked_again_where_its_context_differs():
@@ -151,6 +154,85 @@ def test_generated_code_plays_exactly_as_the_closures(spec, variant, monkeypatch
     strict = _play(spec, variant, "strict", seeds, monkeypatch)
     closures = _play(spec, variant, "off", seeds, monkeypatch)
     assert strict == closures
+
+
+# slides of every shape in one choice, whose ids are collected in a list (each added once): every
+# direction, a longest move, a filter on the piece and on the cell, priority tiers, alternatives
+# without parameters, another piece's slides, and rules that give pieces away or change their kind
+_SLIDES = """\
+rulespec: 1
+game: {name: A, players: 2, limits: {actions: 60}}
+board: {rows: 5, cols: 5}
+pieces:
+  rook:
+    per_player: 3
+    start:
+      "2": [[a1, c1, e1], [a5, c5, e5]]
+  flag: {per_player: 1}
+variables:
+  moved: {type: int}
+actions:
+  slide:
+    for: r in pieces(current, 'rook'), to in slides(r, dirs='all', max=2)
+    label: "{r} to {to}"
+    do: [move r to to, moved += 1]
+  diag:
+    for: r in pieces(current) if r.cell != none, to in slides(r, dirs='diagonal') if to.row != 2
+    priority: 1
+    if: moved % 3 == 1
+    do: [move r to to, moved += 1]
+  other:
+    for: r in pieces(current), to in slides(first(pieces(left(current))))
+    if: moved % 5 == 2
+    do: [moved += 2]
+  flip:
+    for: r in pieces(current) if r.cell != none and r.cell.col == 2, to in slides(r)
+    if: moved % 4 == 3
+    do: [r.owner = left(current), moved += 1]
+  promote:
+    for: r in pieces(current, 'rook'), to in slides(r, max=1)
+    if: moved % 7 == 5
+    do: [r.kind = 'flag', moved += 1]
+  plant:
+    for: c in empty_cells() if c.row == 2
+    if: count([x for x in pieces(current, 'flag') if x.cell == none]) > 0
+    do: [place flag of current at c]
+  pass_turn:
+    do: [moved += 1]
+  wait:
+    if: moved > 3
+    do: [moved += 1]
+round:
+  first: player(0)
+  turn:
+    - choose: [slide, diag, other, flip, promote, pass_turn, wait]
+    - if: turn % 5 == 0
+      then: [choose: [plant, pass_turn]]
+  end_when: turn >= 40
+match:
+  end_when: round >= 1
+"""
+
+
+def test_slides_of_every_shape_collected_in_a_list_play_and_pay_as_the_closures(monkeypatch):
+    def played(mode: str) -> list[Any]:
+        monkeypatch.setattr(codegen, "MODE", mode)
+        game = interpreter.game_from_text(_SLIDES)
+        if mode == "strict":  # (the case is the list: a choice whose ids are each added once)
+            assert any("_ids.sort()" in unit.source for unit in game.link.codegen.units)
+        runs = []
+        for seed in range(6):
+            state = game.new_initial_state(seed)
+            rng = random.Random(seed)
+            steps = []
+            while not state.is_terminal():
+                legal = state.legal_actions()
+                steps.append((legal, state.ops))
+                state.apply_action(rng.choice(legal))
+            runs.append((steps, state.to_json()))
+        return runs
+
+    assert played("strict") == played("off")
 
 
 def test_every_seed_game_generates_code(monkeypatch):

@@ -601,6 +601,33 @@ def test_match_end_by_round_count_and_by_event_and_shared_wins():
     assert {"type": "bang", "at": 1} in state.events and state.events[-1]["type"] == "match_end"
 
 
+def test_winners_the_spec_lists_are_sorted_and_each_once():
+    game = make("""
+        round: {turn: [end game]}
+        match: {winners: "[player(2), player(0), player(2)]"}
+    """, players=3)
+    state = game.new_initial_state(0)
+    assert state.winners() == [0, 2] and state.returns() == [0.5, 0.0, 0.5]
+    assert state.events[-1]["winners"] == [0, 2]
+
+
+def test_the_end_of_a_round_costs_one_unit_of_budget_per_frame_stepped():
+    """Each frame stepped costs one unit: a round ending with a scoring block of one
+    statement steps one frame more (that block) than a round without scoring."""
+    def spent_by_the_last_action(scoring: str) -> int:
+        game = make(f"""
+            actions: {{go: {{do: [end round]}}}}
+            round: {{turn: [choose: [go]]{scoring}}}
+            match: {{end_when: round >= 1}}
+        """)
+        state = game.new_initial_state(0)
+        state.apply_action(state.legal_actions()[0])
+        assert state.is_terminal()
+        return game.step_ops - state.ops
+
+    assert spent_by_the_last_action(", scoring: [pass]") == spent_by_the_last_action("") + 1
+
+
 @pytest.mark.parametrize("spec", sorted((ROOT / "games").glob("*.yaml")), ids=lambda p: p.stem)
 def test_the_log_pays_for_round_and_match_ends_what_they_measure(spec, monkeypatch):
     """The ends of a round and of a match are logged with their sizes worked out as they are
