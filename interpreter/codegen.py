@@ -297,15 +297,15 @@ class Codegen:
         if fixed and not writer.folded:
             self._defines[(name, fixed)] = None
             return None
-        if self.L.define_fans_out(name):
-            # a define that calls others costs one unit per call, at the calling position (a
-            # chain of them is paid for); the caller passes that position
+        if self.L.define_paid(name):
+            # a define that calls others (and is no constant) costs one unit per call, at the
+            # calling position (a chain of them is paid for); the caller passes that position
             lines = [f"def _g({', '.join(['s', '_sp', *params])}):", "    s.ops -= 1", "    if s.ops < 0:",
                      "        _ov(s, _sp)", f"    return {body}"]
         else:
             lines = [f"def _g({', '.join(['s', *params])}):", f"    return {body}"]
         fn = self.load(f"d{len(self.units)}", lines, writer.names, "_g") or _define_by_closure(
-            ref, define.params, self.L.define_fans_out(name), numbers)
+            ref, define.params, self.L.define_paid(name), numbers)
         self._defines[(name, fixed)] = fn
         return fn
 
@@ -726,7 +726,7 @@ class _Writer:
         inline = self.inline_define(name, codes)
         if inline is not None:
             return inline
-        span = [self.name_of(node.span)] if self.L.define_fans_out(name) else []
+        span = [self.name_of(node.span)] if self.L.define_paid(name) else []
         numbers = {i: int(code) for i, code in enumerate(codes) if _WHOLE.match(code)}
         version = self.gen.version(name, tuple(numbers.items())) if numbers else None
         if version is not None:

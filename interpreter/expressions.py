@@ -725,7 +725,7 @@ def _define_call(node: Any, name: str, args: tuple[Any, ...], L: Any) -> Fn:
     body = L.define_body(name)
     compiled = [compile_expr(a, L) for a in args]
     params = define.params
-    if L.define_fans_out(name) and not is_const(body):
+    if L.define_paid(name):
         body = _paid(body, node.span)
     if not params:
         return body

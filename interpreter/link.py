@@ -29,7 +29,7 @@ from .codegen import Codegen
 from .codegen_blocks import generate_block
 from .effects import compile_block_closure
 from .errors import RuleError
-from .expressions import compile_expr, compile_list, json_converter, type_of
+from .expressions import compile_expr, compile_list, is_const, json_converter, type_of
 from .flow import BlockCode, compile_flow, fill_block
 from .footprint import Watch, reads
 from .limits import DEFAULT_LIMITS, RunLimits
@@ -229,6 +229,11 @@ class Link:
     def define_fans_out(self, name: str) -> bool:
         """Does this define call other defines (so that calls to it must be paid for)?"""
         return bool(self._define_uses[name])
+
+    def define_paid(self, name: str) -> bool:
+        """Does a call of this define cost one unit of the budget: it calls other defines, and
+        its body is not a constant for this game's options (both engines ask here)."""
+        return self.define_fans_out(name) and not is_const(self.define_body(name))
 
     def _compile_defines(self) -> None:
         """Every define's body, the ones it uses first: compiling a long chain of defines
@@ -470,7 +475,7 @@ class Link:
 
     def _compile_turn_start(self) -> None:
         # turn-scoped globals with constant initial values reset by plain assignment
-        from .expressions import const_value, is_const
+        from .expressions import const_value
 
         self._turn_resets = []
         other = False
