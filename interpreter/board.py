@@ -49,6 +49,9 @@ class Board:
         return self.rows * self.cols
 
     def _rays(self, dirs: tuple[tuple[int, int], ...]) -> tuple[tuple[tuple[int, ...], ...], ...]:
+        """Per cell, a ray (the cells outwards, in order) per direction it has a neighbour in.
+        Directions are distinct unit steps, so no two rays of a cell share a cell (a choice of
+        slides adds each option once: ``codegen_choices._distinct_ids``)."""
         out = []
         for index in range(self.size):
             row, col = divmod(index, self.cols)

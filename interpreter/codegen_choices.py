@@ -141,21 +141,15 @@ def _slide_lines(w: _Writer, alt: Any, var: str, items: Any, slides: tuple[str, 
 def _distinct_ids(w: _Writer, alt: Any) -> bool:
     """Whether ``_collect_lines`` adds each of ``alt``'s ids once, so that a list can hold them
     (sorted afterwards) instead of a set: an alternative without parameters, or a piece among
-    `pieces(...)` (each piece once) moving to a cell it slides to (from any cell, no two of its
-    rays share a cell), filters or not. Ids encode pieces and cells one-to-one (no table)."""
+    `pieces(...)` (each piece once) moving to a cell it slides to (a cell's rays share no cell:
+    ``Board.rays``), filters or not. Ids encode pieces and cells one-to-one (no table)."""
     loops, _ = alt.source
     if not loops:
         return True
     if len(loops) != 2 or any(table is not None for table, _ in alt.encodings):
         return False
     (_, pieces), (_, cells) = loops
-    if not is_builtin_call(pieces, "pieces", w.L) or not is_builtin_call(cells, "slides", w.L):
-        return False
-    for cell_rays in slides_rays(cells, w.L):
-        reached = [cell for ray in cell_rays for cell in ray]
-        if len(set(reached)) != len(reached):
-            return False
-    return True
+    return is_builtin_call(pieces, "pieces", w.L) and is_builtin_call(cells, "slides", w.L)
 
 
 def _free_cells(w: _Writer, items: Any) -> str | None:

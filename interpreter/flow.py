@@ -776,7 +776,6 @@ class PhaseCode(Code):
     def __init__(self, first: Any, order: str, end_when: list, turn_code: BlockCode,
                  start_turn: Callable[[State], None] | None, skip_when: Callable[[State, dict], Any] | None = None):
         self.turn_code = turn_code
-        self.turn_index = turn_code.index
         self.first = first
         self.order = order
         self.step_by = {"left": 1, "right": -1}.get(order, 0)  # the next seat: this one plus step_by
@@ -785,34 +784,36 @@ class PhaseCode(Code):
         self.skip_when = skip_when
 
     def step(self, s: State, frame: list) -> None:
+        n = s.game.num_players
         if frame[2] == 0:
             frame[2] = 1
-            p = (s.dealer + 1) % s.game.num_players if self.first is None else self.first(s, {})
+            p = (s.dealer + 1) % n if self.first is None else self.first(s, {})
             if p is None:
                 raise RuleError("the phase's `first` player is none")
         elif s.next_seat >= 0:  # a `next` statement chose who moves next
             p = s.next_seat
             s.next_seat = -1
         else:
-            p = (s.current + self.step_by) % s.game.num_players
-        stack = s.stack
+            p = (s.current + self.step_by) % n
         if self.end_when and any(cond(s, {}) for cond in self.end_when):
-            stack.pop()
+            s.stack.pop()
             return
         if self.skip_when is not None or s.skips[p] > 0:
             p = self.seat_to_move(s, p)
             if p < 0:  # every seat is out: nobody can take a turn
-                stack.pop()
+                s.stack.pop()
                 return
         s.current = p
         if self.start_turn is None:
             s.turn += 1
         else:
             self.start_turn(s)
-        frame = [self.turn_index, 0, {}]
-        stack.append(frame)  # enter_block, in line: this runs once a turn
+        code = self.turn_code
+        frame = [code.index, 0, {}]
+        stack = s.stack  # enter_block, in line: this runs once a turn
+        stack.append(frame)
         if len(stack) <= DIRECT_DEPTH:
-            self.turn_code.step(s, frame)
+            code.step(s, frame)
 
     def seat_to_move(self, s: State, p: int) -> int:
         """The seat that takes the turn from ``p`` on: seats `skip_when` passes over are passed,

@@ -143,13 +143,14 @@ def _play(spec: Path, variant: dict[str, Any], mode: str, seeds: range, monkeypa
 
 
 def _run(game: Any, seed: int) -> tuple[list[Any], str, list[Any]]:
-    """A random match: each action with the budget left after it (both engines pay alike), the
-    final state's JSON, and what each player sees of it."""
+    """A random match: each action with the legal actions before it and the budget left after it
+    (both engines offer and pay alike), the final state's JSON, and what each player sees of it."""
     state = game.new_initial_state(seed)
     rng = random.Random(seed)
     steps: list[Any] = [state.ops]
     while not state.is_terminal() and len(steps) <= 3000:
-        steps.append(play_random(state, rng, limit=1) + [state.ops])
+        legal = state.legal_actions()
+        steps.append([legal, *play_random(state, rng, limit=1), state.ops])
     return steps, state.to_json(), [state.observation(p) for p in range(game.num_players)]
 
 
@@ -225,17 +226,7 @@ def test_slides_of_every_shape_collected_in_a_list_play_and_pay_as_the_closures(
         game = interpreter.game_from_text(_SLIDES)
         if mode == "strict":  # (the case is the list: a choice whose ids are each added once)
             assert any("_ids.sort()" in unit.source for unit in game.link.codegen.units)
-        runs = []
-        for seed in range(6):
-            state = game.new_initial_state(seed)
-            rng = random.Random(seed)
-            steps = []
-            while not state.is_terminal():
-                legal = state.legal_actions()
-                steps.append((legal, state.ops))
-                state.apply_action(rng.choice(legal))
-            runs.append((steps, state.to_json()))
-        return runs
+        return [_run(game, seed) for seed in range(6)]
 
     assert played("strict") == played("off")
 
@@ -744,7 +735,7 @@ def test_a_choice_of_an_empty_cell_lists_its_ids_after_another_actions(tmp_path,
     strict = _play(spec, variant, "strict", range(20), monkeypatch)
     assert re.search(r"_ids = \[1 \+ _v[0-9]+ for ", interpreter.load_game(str(spec)).link.codegen.source())
     assert strict == _play(spec, variant, "off", range(20), monkeypatch)
-    assert any(step[0] == 0 for steps, _, _ in strict for step in steps[1:])  # (skip, id 0, was played)
+    assert any(step[1] == 0 for steps, _, _ in strict for step in steps[1:])  # (skip, id 0, was played)
 
 
 @pytest.mark.parametrize("spec, players", [("highhand.yaml", 4), ("highhand.yaml", 2), ("tictactoe.yaml", 2),
@@ -1189,6 +1180,19 @@ def test_a_piece_can_slide_exactly_when_it_has_slides():
                     found = slides_of(state, piece, within)
                     assert found == _slides_counted(state, piece, rays, steps), (dirs, steps, cells, piece)
                     assert slides_any(state, piece, within) == (len(found) > 0), (dirs, steps, cells, piece)
+
+
+@pytest.mark.parametrize("rows, cols", [(1, 1), (1, 7), (3, 3), (6, 6), (5, 9)])
+def test_no_two_rays_of_a_cell_share_a_cell(rows, cols):
+    """What lets a choice of slides collect its ids in a list, each once (``_distinct_ids``)."""
+    from interpreter.board import Board
+
+    board = Board(rows, cols)
+    for dirs in board.rays:
+        for steps in (1, 2, 10**9):
+            for cell_rays in board.rays_within(dirs, steps):
+                reached = [cell for ray in cell_rays for cell in ray]
+                assert len(set(reached)) == len(reached), (dirs, steps, cell_rays)
 
 
 def _slides_counted(state: Any, piece: int, rays: Any, steps: int) -> list:
