@@ -815,6 +815,37 @@ class PhaseCode(Code):
         if len(stack) <= DIRECT_DEPTH:
             code.step(s, frame)
 
+    def plain_step(self, num_players: int) -> Callable[[State, list], None] | None:
+        """``step`` for a phase with no `end_when`, no `skip_when` and turns that start by only
+        being counted, as one closure of its constants: the next turn, in order, when no seat
+        has turns to skip and no `next` chose the seat (every other case: ``step``). None for
+        any other phase. (This runs once a turn.)"""
+        if self.end_when or self.skip_when is not None or self.start_turn is not None or not self.step_by:
+            return None
+        general = self.step
+        step_by = self.step_by
+        turn = self.turn_code
+        index = turn.index
+        turn_step = turn.step
+
+        def step(s: State, frame: list) -> None:
+            if frame[2] == 0 or s.next_seat >= 0:
+                general(s, frame)
+                return
+            p = (s.current + step_by) % num_players
+            if s.skips[p] > 0:
+                general(s, frame)
+                return
+            s.current = p
+            s.turn += 1
+            new = [index, 0, {}]
+            stack = s.stack
+            stack.append(new)
+            if len(stack) <= DIRECT_DEPTH:
+                turn_step(s, new)
+
+        return step
+
     def seat_to_move(self, s: State, p: int) -> int:
         """The seat that takes the turn from ``p`` on: seats `skip_when` passes over are passed,
         and a seat with turns to skip skips one (an event) and passes; -1 when `skip_when`
@@ -863,6 +894,9 @@ def compile_flow(L: Any) -> int:
         skip_when = compile_expr(phase.skip_when, L) if phase.skip_when is not None else None
         code = PhaseCode(first, phase.order, ends, L.codes[turn], L.turn_start(), skip_when)
         code.span = phase.turn.span
+        plain = code.plain_step(L.num_players)
+        if plain is not None:
+            code.step = plain  # type: ignore[method-assign, assignment]
         phase_codes.append(L.add_code(code))
     names = {p.name: i for i, p in enumerate(round_def.phases)}
     next_of = [names[p.next] if p.next else i + 1 for i, p in enumerate(round_def.phases)]
