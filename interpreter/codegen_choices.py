@@ -91,11 +91,15 @@ def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: 
         lines += _slide_lines(w, alt, var1, items1, slides, f"{b} + ", table1, stride1, indent + depth, distinct)
         w.scope = scope
         return lines
-    source1 = w.listing(items1)  # may read the first parameter
+    walked = _slides(w, items1)
+    source1 = None if walked is not None else w.listing(items1)  # may read the first parameter
     y = w.bind_item(var1, items1)
     filter1 = _condition(w, filters.get(1, []))
     ys = w.temp()
-    put(depth, f"{ys} = {source1}")
+    if walked is None:
+        put(depth, f"{ys} = {source1}")
+    else:  # the cells `slides` lists, walked here into a list (then paid and filtered as that list)
+        lines += _walk_lines(w, walked, ys, indent + depth)
     put(depth, f"s.ops -= len({ys})")
     put(depth, "if s.ops < 0:")
     put(depth + 1, f"_ov(s, {w.name_of(alt.span)})")
@@ -136,6 +140,17 @@ def _slide_lines(w: _Writer, alt: Any, var: str, items: Any, slides: tuple[str, 
     else:
         lines = [f"{count} = 0", *walk, f"            {count} += 1", add, f"s.ops -= {count}"]
     return [pad + line for line in [*lines, "if s.ops < 0:", f"    _ov(s, {w.name_of(alt.span)})"]]
+
+
+def _walk_lines(w: _Writer, slides: tuple[str, str], cells: str, indent: int) -> list[str]:
+    """The lines making the list ``cells`` of ``builtins.slides_of`` (the same cells, in order)."""
+    piece, rays = slides
+    at, occupied, ray, c = w.temp(), w.temp(), w.temp(), w.temp()
+    append = w.name_of(list.append)
+    lines = [f"{cells} = []", f"{at} = s.piece_cell[{piece}]", f"if {at} >= 0:", f"    {occupied} = s.cell_piece",
+             f"    for {ray} in {rays}[{at}]:", f"        for {c} in {ray}:", f"            if {occupied}[{c}] >= 0:",
+             "                break", f"            {append}({cells}, {c})"]
+    return ["    " * indent + line for line in lines]
 
 
 def _distinct_ids(w: _Writer, alt: Any) -> bool:
