@@ -827,6 +827,10 @@ class PhaseCode(Code):
         turn = self.turn_code
         index = turn.index
         turn_step = turn.step
+        # a turn that opens with its decision: its step would only enter it (statement 0)
+        opens = turn.entered[0] if turn.entered and not turn.stmts[0][1] else None
+        enter = opens.enter if isinstance(opens, ChooseCode) else None
+        span = turn.spans[0] if turn.spans else None
 
         def step(s: State, frame: list) -> None:
             if frame[2] == 0 or s.next_seat >= 0:
@@ -838,11 +842,19 @@ class PhaseCode(Code):
                 return
             s.current = p
             s.turn += 1
-            new = [index, 0, {}]
+            env: dict = {}
+            new = [index, 0, env]
             stack = s.stack
             stack.append(new)
             if len(stack) <= DIRECT_DEPTH:
-                turn_step(s, new)
+                if enter is None:
+                    turn_step(s, new)
+                    return
+                new[1] = 1
+                try:
+                    enter(s, env)
+                except PYTHON_ERRORS as exc:
+                    raise rule_failure(exc, span) from None
 
         return step
 
