@@ -229,9 +229,10 @@ def _choice_enter(gen: Codegen, code: Any, push: Any) -> Any:
     lines += ordered or _collect_all(w, code, tiers, distinct)
     lines += [f"    if len(_ids) > {SMALL!r}:", f"        {w.name_of(code._check_options)}(s, len(_ids))",
               "    if _ids:",
-              # the record made as its class makes it, without the call of its Python constructor
+              # the record made as its class makes it, without the call of its Python constructor;
+              # the env a copy of its own (the block goes on in ``e``: copies of the state share the record)
               f"        s.pending = {w.name_of(tuple.__new__)}({w.name_of(Pending)}, (_p, "
-              f"{'_ids' if ordered or distinct else 'sorted(_ids)'}, None, {code.index!r}, e))"]
+              f"{'_ids' if ordered or distinct else 'sorted(_ids)'}, None, {code.index!r}, dict(e)))"]
     if code.orelse is not None:
         lines += ["    else:", f"        {w.name_of(push)}(s, [{code.orelse!r}, 0, dict(e)])"]
     return gen.load(f"n{len(gen.units)}", lines, {"_fail": _fail, **w.names}, "_e")

@@ -327,7 +327,9 @@ class ChooseCode(Code):
             if self.orelse is not None:
                 s.stack.append([self.orelse, 0, dict(env)])
             return
-        s.pending = Pending(player, sorted(ids), None, self.index, env)
+        # the env a copy of its own: the block goes on in ``env`` after the decision, and copies
+        # of the state share the pending record
+        s.pending = Pending(player, sorted(ids), None, self.index, dict(env))
 
     def options(self, s: State, env: dict) -> set[int]:
         """The ids offered: every alternative's, or those of the highest priority offering any."""

@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 import interpreter
-from interpreter import IllegalActionError, RuleError
+from interpreter import IllegalActionError, RuleError, codegen
 from rulespec import SpecError
 from tests.conftest import ROOT, require
 from tests.support import act, card_ids, labels, play_random, zone_names
@@ -737,6 +737,36 @@ def test_illegal_actions_raise_and_leave_the_state_unchanged():
     with pytest.raises(IllegalActionError, match="game is over"):
         state.apply_action(legal[0])
     assert state == done and state.legal_actions() == []
+
+
+@pytest.mark.parametrize("mode", ["on", "off"])
+def test_playing_on_from_a_state_leaves_its_copies_as_they_were(mode, monkeypatch):
+    """A pending decision's env is its own: the block that goes on after the decision (a `let`
+    after the choice) writes into its frame's env, never into the decision a copy shares."""
+    monkeypatch.setattr(codegen, "MODE", mode)
+    game = make("""
+        game: {name: Lets, players: 2}
+        variables: {n: {type: int, initial: 0}}
+        round:
+          turn:
+            - let m = n * 2
+            - choose: {action: pick, for: "k in [1, 2]", label: "pick {k}", do: [n += k + m]}
+            - let y = n + 1
+            - if: y > 50
+              then: [end game]
+        match: {returns: {value: "0", min: 0, max: 0}}
+    """, base="")
+    state = game.new_initial_state(0)
+    while not state.is_terminal():
+        saved = state.to_json()
+        ahead = state.clone()
+        ahead.apply_action(ahead.legal_actions()[0])  # a copy plays on: the state is as it was
+        assert state.to_json() == saved
+        copy = state.clone()
+        state.apply_action(state.legal_actions()[-1])  # the state plays on: its copy is as it was
+        assert copy.to_json() == saved
+        copy.apply_action(copy.legal_actions()[-1])
+        assert copy.to_json() == state.to_json()
 
 
 def test_a_game_that_never_ends_hits_the_declared_bound_with_its_position():
