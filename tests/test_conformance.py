@@ -9,7 +9,8 @@ the random choices, implicit or explicit chance). After every action it checks
   declared bound, returns within the declared bounds at the end;
 - the invariants the spec declares (``game.check_invariants``);
 - clone equality, and that a clone or a JSON round trip (``state_from_json(to_json())``)
-  continues exactly like the original (stepped in parallel, refreshed every few steps);
+  continues exactly like the original (stepped in parallel, refreshed every few steps), and
+  that a clone left behind is not changed by the original playing on;
 - secrecy: redealing what a player cannot see (``sample_consistent``) leaves their view
   unchanged, and every card ``visible_cards`` says they see is in their view;
 - illegal ids, ids only another player could use, and actions after the end raise
@@ -134,9 +135,12 @@ class Match:
         game = self.game
         s = game.new_initial_state(self.seed)
         shadow = _round_trip(s)
+        left, left_text = s.clone(), s.to_json()  # a copy left behind: playing on must not change it
         while True:
             self.check_state(s)
             if self.step % JSON_EVERY == 0:
+                assert left.to_json() == left_text, "playing on changed a copy of an earlier state"
+                left, left_text = s.clone(), s.to_json()
                 shadow = _round_trip(s) if (self.step // JSON_EVERY) % 2 == 0 else s.clone()
             assert shadow == s, "a copy (clone or JSON round trip) did not continue like the original"
             self.check_secrecy(s)
