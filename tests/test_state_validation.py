@@ -87,6 +87,40 @@ def test_every_state_of_real_matches_loads_and_continues_identically(spec: str, 
             assert loaded == state
 
 
+WIDENING = """
+rulespec: 1
+game: {name: Widening, players: 3, limits: {actions: 40}}
+variables: {n: {type: int, initial: 0}}
+procedures:
+  deep(k, acc):
+    - let here = acc + [k]
+    - if: k > 0
+      then:
+        - choose: {action: dig, for: "d in [1, 2]", label: "dig {d}", do: [n += d]}
+        - let later = here + [n]
+        - call deep(k - 1, later)
+round:
+  turn:
+    - call deep(2, [current])
+    - if: n > 12
+      then: [end game]
+match: {returns: {value: "0", min: 0, max: 0}}
+"""
+
+
+def test_a_procedure_called_later_with_wider_values_keeps_them_in_loadable_states():
+    """The first call passes a list of players, the recursive one a list of numbers (players,
+    then whole numbers): every state the match reaches loads (the parameter's values were checked
+    as players alone, and a state holding [2, 2, 5], 5 no seat, was refused)."""
+    game = interpreter.game_from_text(WIDENING)
+    for seed in range(4):
+        state, rng = game.new_initial_state(seed), random.Random(seed)
+        while not state.is_terminal():
+            text = state.to_json()
+            assert game.state_from_json(text).to_json() == text
+            state.apply_action(rng.choice(state.legal_actions()))
+
+
 def test_a_state_inside_an_effect_loads(highjack: interpreter.Game, mid: dict[str, Any]):
     state = interpreter.State.from_dict(highjack, mid)
     assert state.to_dict() == mid
