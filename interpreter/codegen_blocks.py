@@ -103,7 +103,7 @@ def generate_block(gen: Codegen, block: A.Block, own_scope: bool = True) -> Any:
         return None  # nothing in line: the closures are as fast
     lines = ["def _b(s, e):"]
     if scoped:
-        lines.append("    e = dict(e)")
+        lines.append("    e = _cp(e)")
     writer.w.names["_sp"] = writer.spans
     if handler:
         lines += ["    _n = 0", "    try:", *body, "    except _perr as _x:",
@@ -216,7 +216,7 @@ class _Statements:
                 if k:
                     self.put(indent, "else:")
                 if code.stmts or code.hands_back:
-                    frame = f"[{code.index!r}, 0, dict(e)]"
+                    frame = f"[{code.index!r}, 0, _cp(e)]"
                     self.put(indent + 1, f"{w.name_of(enter_block)}(s, {w.name_of(code)}, {frame})")
                 else:
                     self.put(indent + 1, "pass")

@@ -232,9 +232,9 @@ def _choice_enter(gen: Codegen, code: Any, push: Any) -> Any:
               # the record made as its class makes it, without the call of its Python constructor;
               # the env a copy of its own (the block goes on in ``e``: copies of the state share the record)
               f"        s.pending = {w.name_of(tuple.__new__)}({w.name_of(Pending)}, (_p, "
-              f"{'_ids' if ordered or distinct else 'sorted(_ids)'}, None, {code.index!r}, dict(e)))"]
+              f"{'_ids' if ordered or distinct else 'sorted(_ids)'}, None, {code.index!r}, _cp(e)))"]
     if code.orelse is not None:
-        lines += ["    else:", f"        {w.name_of(push)}(s, [{code.orelse!r}, 0, dict(e)])"]
+        lines += ["    else:", f"        {w.name_of(push)}(s, [{code.orelse!r}, 0, _cp(e)])"]
     return gen.load(f"n{len(gen.units)}", lines, {"_fail": _fail, **w.names}, "_e")
 
 
@@ -288,7 +288,7 @@ def _collect_all(w: _Writer, code: Any, tiers: Any, distinct: bool = False) -> l
 
 def _choice_resolve(gen: Codegen, code: Any, push: Any) -> Any:
     w = _Writer(gen, env=True)
-    lines = ["def _r(s, _pn, _ix):", "    _a = _pn[1][_ix]", "    e = dict(_pn[4])"]
+    lines = ["def _r(s, _pn, _ix):", "    _a = _pn[1][_ix]", "    e = _cp(_pn[4])"]
     for alt in code.alts:
         lines.append(f"    if {alt.offset!r} <= _a < {alt.offset + alt.size!r}:")
         if alt.steps:
