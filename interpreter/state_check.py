@@ -222,11 +222,42 @@ class _Checker:
             for param in proc.params:
                 names.setdefault(param, set())
                 nullable.add(param)
+        for name in self._loosely_typed_names():
+            names[name] = {T.ANY}
         self.local_types = {name: (frozenset(ts) if ts and T.ANY not in ts else frozenset({T.ANY}))
                             for name, ts in names.items()}
         # a card, seat, cell or piece a loop binds is an element of a list of them, never none
         self.never_none = frozenset(name for name in looped - nullable
                                     if self.local_types[name] <= {T.CARD, T.PLAYER, T.CELL, T.PIECE})
+
+    def _loosely_typed_names(self) -> set[str]:
+        """The local names of procedures whose values their types do not bound: a procedure's body
+        is checked with the argument types of its first call, so one also called with other types
+        (a number where the first call passed a whole number, none, a list of any values where it
+        passed players) may hold other values in its parameters and in the names its body binds,
+        and so may a procedure called from such a body. These hold any plain value."""
+        info = self.link.info
+        procs = {proc.name: proc for proc in self.link.model.procedures}
+        loose = [name for name, seen in info.proc_arg_types.items() if any(len(types) > 1 for types in seen)]
+        found = set(loose)
+        names: set[str] = set()
+        while loose:
+            proc = procs[loose.pop()]
+            names.update(proc.params)
+            for node in A.walk(proc.body):
+                if isinstance(node, A.Name) and info.ref(node).kind == "local":
+                    names.add(node.id)
+                elif isinstance(node, A.Let):
+                    names.add(node.name)
+                elif isinstance(node, (A.Binding, A.Comp)):
+                    names.add(node.var)
+                elif isinstance(node, A.CallProc):
+                    static = info.ref(node.target).kind == "proc"
+                    for callee in ([node.target.id] if static else list(procs)):  # (by name: any of them)
+                        if callee not in found:
+                            found.add(callee)
+                            loose.append(callee)
+        return names
 
     def _free_names(self, nodes: list[Any]) -> frozenset[str]:
         """Local names the nodes read and do not bind themselves."""

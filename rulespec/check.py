@@ -52,6 +52,9 @@ class CheckInfo:
     action_params: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     action_order: list[str] = field(default_factory=list)
     proc_params: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # per procedure and parameter, the argument types of every call (the body is checked with the
+    # first call's: a later call may pass what those do not hold, such as any value for a player)
+    proc_arg_types: dict[str, tuple[set[str], ...]] = field(default_factory=dict)
     random_lets: set[int] = field(default_factory=set)
     # per statement/block: CHOICE when it may wait for a player, CHANCE when it may draw at random
     suspends: dict[int, int] = field(default_factory=dict)
@@ -920,6 +923,9 @@ class Checker:
         return suspends
 
     def check_proc(self, proc: Any, arg_types: tuple[str, ...]) -> int:
+        seen = self.info.proc_arg_types.setdefault(proc.name, tuple(set() for _ in arg_types))
+        for types, t in zip(seen, arg_types):
+            types.add(t)
         known = self.info.proc_params.get(proc.name)
         if known is None:
             self.info.proc_params[proc.name] = arg_types
@@ -936,23 +942,12 @@ class Checker:
                 if not T.compatible(a, b):
                     self.error(proc.span, f"procedure '{proc.name}' is called with {T.describe(a)} and with "
                                f"{T.describe(b)} as argument {i + 1}")
-            wider = tuple(T.unify(a, b) if T.compatible(a, b) else a for a, b in zip(known, arg_types))
-            if wider != known:
-                # a later call passes what the first did not (a list of any values where the first
-                # passed players): the body is checked again, from the top, with types that hold
-                # both, so that the types recorded for its names hold every value they can take
-                # (a saved state's locals are checked against them)
-                self.info.proc_params[proc.name] = wider
-                self._pending_procs.append((proc, wider))
         return self.info.suspends.get(id(proc.body), CHOICE | CHANCE)
 
     def check_pending_procs(self) -> None:
-        """Check the procedures put off by check_proc (each may put off more), from the top; a
-        procedure whose argument types have widened since is checked with the wider ones only."""
+        """Check the procedures put off by check_proc (each may put off more), from the top."""
         while self._pending_procs:
             proc, arg_types = self._pending_procs.pop()
-            if self.info.proc_params.get(proc.name) != arg_types:
-                continue
             self.block(proc.body, Scope(dict(zip(proc.params, arg_types))), _Context("procedure"))
 
     def stmt_Pass(self, node: A.Pass, scope: Scope, ctx: _Context) -> int:

@@ -87,10 +87,9 @@ def test_every_state_of_real_matches_loads_and_continues_identically(spec: str, 
             assert loaded == state
 
 
-WIDENING = """
-rulespec: 1
-game: {name: Widening, players: 3, limits: {actions: 40}}
-variables: {n: {type: int, initial: 0}}
+PROCEDURE_TYPES = {
+    # the first call passes a list of players, the recursive one a list of numbers
+    "a list of any values": """
 procedures:
   deep(k, acc):
     - let here = acc + [k]
@@ -104,21 +103,82 @@ round:
     - call deep(2, [current])
     - if: n > 12
       then: [end game]
-match: {returns: {value: "0", min: 0, max: 0}}
-"""
+""",
+    # none first, then a whole number
+    "none, then a number": """
+procedures:
+  f(a):
+    - if: a == none
+      then:
+        - choose: {action: dig, for: "d in [1, 2]", label: "dig {d}", do: [n += d]}
+    - n += 1
+round:
+  turn:
+    - call f(none)
+    - call f(1)
+    - if: n > 12
+      then: [end game]
+""",
+    # whole numbers first; the body passes a number on, which the next call passes on again
+    "through a parameter": """
+procedures:
+  f(a, b):
+    - if: n < 20
+      then:
+        - choose:
+            action: dig
+            for: d in [1, 2]
+            label: "dig {d}"
+            do:
+              - n += d
+              - if: b > 1
+                then: [n += 1]
+              - call f(0.5, a)
+round:
+  turn:
+    - call f(1, 1)
+    - if: n > 12
+      then: [end game]
+""",
+}
 
 
-def test_a_procedure_called_later_with_wider_values_keeps_them_in_loadable_states():
-    """The first call passes a list of players, the recursive one a list of numbers (players,
-    then whole numbers): every state the match reaches loads (the parameter's values were checked
-    as players alone, and a state holding [2, 2, 5], 5 no seat, was refused)."""
-    game = interpreter.game_from_text(WIDENING)
+@pytest.mark.parametrize("case", sorted(PROCEDURE_TYPES))
+def test_a_procedure_called_with_other_types_than_at_its_first_call_leaves_loadable_states(case: str):
+    """A procedure's body is checked with its first call's argument types; values a later call
+    brings (5, no seat, in a list of players; none where a number is read; 0.5 where a whole
+    number is read) must not make the states the match reaches refused."""
+    head = 'rulespec: 1\ngame: {name: Calls, players: 3, limits: {actions: 40}}\nvariables: {n: {type: int, initial: 0}}'
+    tail = 'match: {returns: {value: "0", min: 0, max: 0}}'
+    game = interpreter.game_from_text("\n".join([head, PROCEDURE_TYPES[case], tail]))
     for seed in range(4):
         state, rng = game.new_initial_state(seed), random.Random(seed)
         while not state.is_terminal():
             text = state.to_json()
             assert game.state_from_json(text).to_json() == text
             state.apply_action(rng.choice(state.legal_actions()))
+
+
+def test_a_procedure_called_with_one_type_keeps_its_parameters_checked(highjack: interpreter.Game):
+    """Only procedures called with more than one type are loosened: a seat that is no seat in
+    a parameter of a procedure every call passes a seat to is still refused."""
+    game = interpreter.game_from_text("\n".join([
+        'rulespec: 1\ngame: {name: Calls, players: 3, limits: {actions: 40}}\nvariables: {n: {type: int, initial: 0}}',
+        """
+procedures:
+  f(q):
+    - choose: {action: dig, for: "d in [1, 2]", label: "dig {d}", do: [n += d, q.score += d]}
+round:
+  turn:
+    - call f(current)
+    - if: n > 12
+      then: [end game]
+""", 'match: {returns: {value: "0", min: 0, max: 0}}']))
+    data = json.loads(game.new_initial_state(0).to_json())
+    frame = next(f for f in data["stack"] if isinstance(f[-1], dict) and "q" in f[-1])
+    frame[-1]["q"] = 7
+    with pytest.raises(interpreter.StateError, match="'q'"):
+        game.state_from_json(json.dumps(data))
 
 
 def test_a_state_inside_an_effect_loads(highjack: interpreter.Game, mid: dict[str, Any]):
