@@ -87,6 +87,12 @@ def test_every_state_of_real_matches_loads_and_continues_identically(spec: str, 
             assert loaded == state
 
 
+CALLS_HEAD = """
+rulespec: 1
+game: {name: Calls, players: 3, limits: {actions: 40}}
+variables: {n: {type: int, initial: 0}}
+"""
+CALLS_TAIL = 'match: {returns: {value: "0", min: 0, max: 0}}'
 PROCEDURE_TYPES = {
     # the first call passes a list of players, the recursive one a list of numbers
     "a list of any values": """
@@ -148,9 +154,7 @@ def test_a_procedure_called_with_other_types_than_at_its_first_call_leaves_loada
     """A procedure's body is checked with its first call's argument types; values a later call
     brings (5, no seat, in a list of players; none where a number is read; 0.5 where a whole
     number is read) must not make the states the match reaches refused."""
-    head = 'rulespec: 1\ngame: {name: Calls, players: 3, limits: {actions: 40}}\nvariables: {n: {type: int, initial: 0}}'
-    tail = 'match: {returns: {value: "0", min: 0, max: 0}}'
-    game = interpreter.game_from_text("\n".join([head, PROCEDURE_TYPES[case], tail]))
+    game = interpreter.game_from_text("\n".join([CALLS_HEAD, PROCEDURE_TYPES[case], CALLS_TAIL]))
     for seed in range(4):
         state, rng = game.new_initial_state(seed), random.Random(seed)
         while not state.is_terminal():
@@ -162,9 +166,7 @@ def test_a_procedure_called_with_other_types_than_at_its_first_call_leaves_loada
 def test_a_procedure_called_with_one_type_keeps_its_parameters_checked(highjack: interpreter.Game):
     """Only procedures called with more than one type are loosened: a seat that is no seat in
     a parameter of a procedure every call passes a seat to is still refused."""
-    game = interpreter.game_from_text("\n".join([
-        'rulespec: 1\ngame: {name: Calls, players: 3, limits: {actions: 40}}\nvariables: {n: {type: int, initial: 0}}',
-        """
+    game = interpreter.game_from_text("\n".join([CALLS_HEAD, """
 procedures:
   f(q):
     - choose: {action: dig, for: "d in [1, 2]", label: "dig {d}", do: [n += d, q.score += d]}
@@ -173,7 +175,7 @@ round:
     - call f(current)
     - if: n > 12
       then: [end game]
-""", 'match: {returns: {value: "0", min: 0, max: 0}}']))
+""", CALLS_TAIL]))
     data = json.loads(game.new_initial_state(0).to_json())
     frame = next(f for f in data["stack"] if isinstance(f[-1], dict) and "q" in f[-1])
     frame[-1]["q"] = 7
