@@ -238,9 +238,11 @@ class Link:
     def _compile_defines(self) -> None:
         """Every define's body, the ones it uses first: compiling a long chain of defines
         never recurses deeper than one define."""
+        # (in the order the body names them, not a set's: the order defines compile in numbers
+        # their generated units, which must not change from one process to the next)
         self._define_uses = {
-            d.name: {node.id if isinstance(node, A.Name) else node.func for node in A.walk(d.body)
-                     if isinstance(node, (A.Name, A.Call)) and self.info.ref(node).kind == "define"}
+            d.name: list(dict.fromkeys(node.id if isinstance(node, A.Name) else node.func for node in A.walk(d.body)
+                                       if isinstance(node, (A.Name, A.Call)) and self.info.ref(node).kind == "define"))
             for d in self.model.defines}
         done: set[str] = set()
         for root in self._define_uses:

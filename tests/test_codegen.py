@@ -231,6 +231,45 @@ def test_slides_of_every_shape_collected_in_a_list_play_and_pay_as_the_closures(
     assert played("strict") == played("off")
 
 
+DEFINES_USED_BEFORE_DECLARED = """
+rulespec: 1
+game: {name: Order, players: 2}
+variables: {n: {type: int, initial: 0}}
+define:
+  total(x): alpha(x) + bravo(x) + charlie(x) + delta(x) + echo(x) + foxtrot(x)
+  alpha(x): x * n + 1
+  bravo(x): x * n + 2
+  charlie(x): x * n + 3
+  delta(x): x * n + 4
+  echo(x): x * n + 5
+  foxtrot(x): x * n + 6
+round:
+  turn:
+    - choose: {action: go, for: "k in [1, 2]", label: "go {k}", do: [n += total(k)]}
+    - if: n > 100
+      then: [end game]
+match: {returns: {value: "0", min: 0, max: 0}}
+"""
+
+
+def test_the_generated_code_is_the_same_in_every_process(tmp_path):
+    """Defines compile in the order their users name them, not in a set's order (string hashes
+    change from one process to the next): the units and their numbers are the same everywhere."""
+    import os
+    import subprocess
+    import sys
+
+    spec = tmp_path / "order.yaml"
+    spec.write_text(DEFINES_USED_BEFORE_DECLARED)
+    shown = set()
+    for seed in ("0", "1", "2", "3"):
+        run = subprocess.run([sys.executable, "-m", "interpreter", "compile", str(spec), "--show-python"],
+                             capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": seed}, check=True)
+        assert "# unit" in run.stdout
+        shown.add(run.stdout)
+    assert len(shown) == 1
+
+
 def test_every_seed_game_generates_code(monkeypatch):
     monkeypatch.setattr(codegen, "MODE", "on")
     for spec in SPECS:
