@@ -9,7 +9,7 @@ import pytest
 
 import interpreter
 from interpreter import sampling
-from interpreter.agents import AgentError, agent_names, derive_seed, make_agent, parse_agent_spec
+from interpreter.agents import AgentError, agent_names, derive_seed, evaluate, make_agent, parse_agent_spec
 from interpreter.agents import greedy as greedy_module
 from interpreter.agents import mcts as mcts_module
 from interpreter.views import visible_cards
@@ -152,6 +152,24 @@ def test_the_heuristics_of_all_seats_fail_as_the_failing_seat_fails():
     assert str(every.value) == str(one.value)
     assert "division by zero" in str(one.value)
     assert game.heuristic(state, 0) == 10.0 / -1 + 3
+
+
+@pytest.mark.parametrize("spec", sorted(p.name for p in GAMES.glob("*.yaml")))
+def test_every_seed_game_scores_every_position_for_the_search_agents(spec):
+    """greedy and mcts score positions with the spec's heuristic (``evaluate``): it must hold
+    at every state of a match, not only at its end (battleship's once read ships not placed yet)."""
+    base = interpreter.load_game(str(GAMES / spec))
+    for variant in base.variants or [{"players": None, "options": {}}]:
+        game = interpreter.load_game(str(GAMES / spec), players=variant["players"], options=variant["options"])
+        state, rng = game.new_initial_state(seed=1), random.Random(1)
+        for _ in range(120):
+            assert len(evaluate(game, state)) == game.num_players
+            if state.is_terminal():
+                break
+            if state.is_chance_node():
+                state.apply_action(state.sample_chance_outcome(rng))
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
 
 
 @pytest.mark.parametrize("spec, players", [(HIGHHAND, 2), (HIGHHAND, 4), (HIGHJACK, 3)])
