@@ -131,9 +131,7 @@ def _slide_lines(w: _Writer, alt: Any, var: str, items: Any, slides: tuple[str, 
     y = w.bind_item(var, items)
     at, ray, count, cells = w.temp(), w.temp(), w.temp(), w.temp()
     pad = "    " * indent
-    walk = [f"{at} = s.piece_cell[{piece}]", f"if {at} >= 0:", f"    {cells} = s.cell_piece",
-            f"    for {ray} in {rays}[{at}]:", f"        for {y} in {ray}:", f"            if {cells}[{y}] >= 0:",
-            "                break"]
+    walk = _ray_walk(piece, rays, at, cells, ray, y)
     add = f"            _add({base}{_encode(w, y, table, stride)})"
     if distinct:
         lines = [f"{count} = len(_ids)", *walk, add, f"s.ops -= len(_ids) - {count}"]
@@ -146,11 +144,17 @@ def _walk_lines(w: _Writer, slides: tuple[str, str], cells: str, indent: int) ->
     """The lines making the list ``cells`` of ``builtins.slides_of`` (the same cells, in order)."""
     piece, rays = slides
     at, occupied, ray, c = w.temp(), w.temp(), w.temp(), w.temp()
-    append = w.name_of(list.append)
-    lines = [f"{cells} = []", f"{at} = s.piece_cell[{piece}]", f"if {at} >= 0:", f"    {occupied} = s.cell_piece",
-             f"    for {ray} in {rays}[{at}]:", f"        for {c} in {ray}:", f"            if {occupied}[{c}] >= 0:",
-             "                break", f"            {append}({cells}, {c})"]
+    lines = [f"{cells} = []", *_ray_walk(piece, rays, at, occupied, ray, c),
+             f"            {w.name_of(list.append)}({cells}, {c})"]
     return ["    " * indent + line for line in lines]
+
+
+def _ray_walk(piece: str, rays: str, at: str, occupied: str, ray: str, cell: str) -> list[str]:
+    """The walk of ``slides_of``: each ray of the piece's cell outwards, up to the first piece;
+    the caller's line for each ``cell`` reached follows, at three levels in."""
+    return [f"{at} = s.piece_cell[{piece}]", f"if {at} >= 0:", f"    {occupied} = s.cell_piece",
+            f"    for {ray} in {rays}[{at}]:", f"        for {cell} in {ray}:",
+            f"            if {occupied}[{cell}] >= 0:", "                break"]
 
 
 def _distinct_ids(w: _Writer, alt: Any) -> bool:
