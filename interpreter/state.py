@@ -252,7 +252,7 @@ class State:
         other.next_seat = self.next_seat
         other.in_play = self.in_play
         other.ending = self.ending
-        other.stack = list(map(_copy_frame, self.stack))
+        other.stack = _copy_frames(self.stack)
         other.pending = self.pending
         other.rng = self.rng
         other.history = self.history.copy()
@@ -371,15 +371,31 @@ class GameLike(Protocol):
     def state_from_data(self, data: Any) -> State: ...
 
 
+def _copy_frames(stack: list[list]) -> list[list]:
+    """A copy of each frame, its lists and dicts copied (``_copy_frame``), the common shapes in
+    line: a clone copies every frame, and a call per frame costs more than the copy."""
+    out: list[list] = []
+    append = out.append
+    for frame in stack:
+        size = len(frame)
+        if size == 3:  # most frames: [code, pc, env] (a block's) or three numbers
+            code, pc, env = frame
+            if type(pc) is int:
+                kind = type(env)
+                if kind is dict:
+                    append([code, pc, env.copy()])
+                    continue
+                if kind is not list:
+                    append([code, pc, env])
+                    continue
+        elif size == 2 and type(frame[1]) is int:  # [code, stage]: the match's
+            append(frame[:])
+            continue
+        append(_copy_frame(frame))
+    return out
+
+
 def _copy_frame(frame: list) -> list:
-    if len(frame) == 3:  # most frames: [code, pc, env] (a block's) or three numbers
-        code, pc, env = frame
-        if type(pc) is int:
-            kind = type(env)
-            if kind is dict:
-                return [code, pc, env.copy()]
-            if kind is not list:
-                return [code, pc, env]
     out = frame[:]
     for i, item in enumerate(out):
         if type(item) is dict:
@@ -397,8 +413,17 @@ def _shape_copier(value: Any) -> Callable[[Any], Any]:
     each list and dict in it at any depth; a record (a tuple) is rebuilt of copies of its items."""
     kind = type(value)
     if isinstance(value, tuple):
-        items = _shape_copier(list(value))
-        return lambda v: tuple.__new__(kind, items(list(v)))
+        nested = [(i, _shape_copier(item)) for i, item in enumerate(value) if type(item) in _NESTED]
+        if not nested:
+            return _itself  # (immutable, and nothing in it to copy)
+
+        def copy_record(v: tuple) -> tuple:
+            out = list(v)
+            for i, copy in nested:
+                out[i] = copy(out[i])
+            return tuple.__new__(kind, out)
+
+        return copy_record
     if kind is dict:
         keyed = [(key, _shape_copier(item)) for key, item in value.items() if type(item) in _NESTED]
         if not keyed:
