@@ -239,26 +239,32 @@ class Codegen:
         self.units.append(unit)
         return unit.functions[function]
 
-    def each_seat(self, node: Any, local: str) -> Callable[[Any, int], list[Any] | None] | None:
+    def each_seat(self, node: Any, local: str, given: str | None = None) -> Callable[..., list[Any] | None] | None:
         """``float`` of ``node`` for every seat in seat order, the seat named ``local``, as one
-        generated function ``f(state, ops)``: each seat's evaluation is a step of its own
-        (``ops`` units). It answers None when Python raises, and the caller then evaluates seat
-        by seat, where the error is worded. None when no code is generated. (A search scores
-        every seat of every position it reaches: one call, no dictionary per seat.)"""
+        generated function. Without ``given``, ``f(state, ops)``: each seat's evaluation is a
+        step of its own (``ops`` units); with it, ``f(state, value)``: the rule's local
+        ``given`` holds ``value``, and the seats share the step under way. It answers None when
+        Python raises, and the caller then evaluates seat by seat, where the error is worded.
+        None when no code is generated. (A search scores every seat of every position it
+        reaches, and a short game ends often: one call, no dictionary per seat.)"""
         if not self.generating:
             return None
         writer = _Writer(self, env=False)
         writer.answered = self.mode != "strict"  # (a Python error: the caller evaluates seat by seat)
         seat = writer.bind(local)
         writer.present.add(seat)  # a seat is never none
+        second = "_ops" if given is None else writer.bind(given)
         body = writer.expr(node)
         n = self.L.num_players
-        loop = [f"for {seat} in {writer.value(range(n))}:", "    s.ops = _ops", f"    _out[{seat}] = float({body})"]
+        loop = [f"for {seat} in {writer.value(range(n))}:", f"    _out[{seat}] = float({body})"]
+        if given is None:
+            loop.insert(1, "    s.ops = _ops")
+        head = [f"def _h(s, {second}):", f"    _out = [None] * {n!r}"]
         if self.mode == "strict":  # (no fallback: a Python error is the generator's)
-            lines = ["def _h(s, _ops):", f"    _out = [None] * {n!r}", *("    " + line for line in loop)]
+            lines = [*head, *("    " + line for line in loop)]
         else:
-            lines = ["def _h(s, _ops):", f"    _out = [None] * {n!r}", "    try:",
-                     *("        " + line for line in loop), "    except _errs:", "        return None"]
+            lines = [*head, "    try:", *("        " + line for line in loop), "    except _errs:",
+                     "        return None"]
         lines.append("    return _out")
         return self.load(f"h{len(self.units)}", lines, writer.names, "_h")
 

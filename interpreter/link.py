@@ -512,7 +512,9 @@ class Link:
         # every seat's return, in one call: the match ends once, but short games end often
         if match.returns is not None:
             value = compile_expr(match.returns.value, self)
-            self._returns = lambda s, winners: [float(value(s, {"p": p, "winners": winners})) for p in seats]
+            self._returns = self._every_return(
+                lambda s, winners: [float(value(s, {"p": p, "winners": winners})) for p in seats],
+                self.codegen.each_seat(match.returns.value, "p", "winners"))
             known = self.static_defines
             low = float(evaluate_static(match.returns.min, self.options, self.num_players, defines=known))
             high = float(evaluate_static(match.returns.max, self.options, self.num_players, defines=known))
@@ -536,6 +538,25 @@ class Link:
                               for k, v in self.model.round.report]
         self._match_report = [(k, compile_expr(v, self), json_converter(type_of(v, self), self))
                               for k, v in match.report]
+
+    @staticmethod
+    def _every_return(by_seat: Callable[[State, list[int]], list[float]],
+                      every: Callable[[State, list[int]], list[float] | None] | None,
+                      ) -> Callable[[State, list[int]], list[float]]:
+        """The returns of every seat: the generated function ``every`` (one call), or seat by
+        seat where it answers None (Python raised: ``by_seat`` words the error)."""
+        if every is None:
+            return by_seat
+
+        def returns(s: State, winners: list[int]) -> list[float]:
+            ops = s.ops
+            values = every(s, winners)
+            if values is None:
+                s.ops = ops
+                return by_seat(s, winners)
+            return values
+
+        return returns
 
     # ------------------------------------------------------------------ state
     def new_state(self, seed: int) -> State:
