@@ -50,7 +50,8 @@ from .expressions import compile_expr, compile_list, is_const, list_difference, 
 from .frames import enter_block
 from .state import draw_top, move_card, move_cards, move_piece, move_zone, take_card
 
-__all__ = ["generate_block", "generate_block_step", "hand_back", "has_own_errors", "CLOSURE_STATEMENTS"]
+__all__ = ["HELPERS", "block_lines", "block_writer", "generate_block", "generate_block_step", "hand_back",
+           "has_own_errors", "CLOSURE_STATEMENTS"]
 
 # statement classes with no form in line: a generated block calls their closure (``effects``)
 CLOSURE_STATEMENTS = {
@@ -85,37 +86,54 @@ def _move_piece_checked(s: Any, x: Any, c: Any, span: Any) -> None:
     move_piece(s, x, c, span)
 
 
-_HELPERS = {"_rf": rule_failure, "_perr": PYTHON_ERRORS, "_fail": _fail, "_sig": EndSignal,
-            "_mvc": move_card, "_done": _done, "_back": hand_back, "_mvp": _move_piece_checked}
+HELPERS = {"_rf": rule_failure, "_perr": PYTHON_ERRORS, "_fail": _fail, "_sig": EndSignal,
+           "_mvc": move_card, "_done": _done, "_back": hand_back, "_mvp": _move_piece_checked}
 
 
 def generate_block(gen: Codegen, block: A.Block, own_scope: bool = True) -> Any:
     """A block that cannot wait, as one generated function ``f(state, env)``; None when the
     closure engine's block is as good (an empty block, or one statement it calls anyway)."""
-    stmts = splice_constant_ifs(block.stmts, gen.L)
+    writer = _Statements(gen)
+    body = block_lines(writer, block, 1, own_scope)
+    if body is None:
+        return None
+    return gen.load(f"b{len(gen.units)}", ["def _b(s, e):", *body], {**HELPERS, **writer.w.names}, "_b")
+
+
+def block_lines(writer: _Statements, block: A.Block, indent: int, own_scope: bool = True,
+                private_env: bool = False) -> list[str] | None:
+    """The lines of a block that cannot wait, at ``indent``, written by ``writer`` (whose
+    names they use): those of ``generate_block``'s function, or, with ``private_env``, of a
+    unit that runs the block in line in an env ``e`` of its own (no copy made for the names
+    the block binds). None as ``generate_block``."""
+    stmts = splice_constant_ifs(block.stmts, writer.L)
     if not stmts:
         return None
-    writer = _Statements(gen)
     scoped = own_scope and any(isinstance(stmt, A.Let) for stmt in stmts)
     handler = len(stmts) > 1 or scoped or writer.check is not None
-    body = writer.block(stmts, 2, own_handler=handler)
-    if writer.inline == 0:
+    inline = writer.inline
+    body = writer.block(stmts, indent + 1, own_handler=handler)
+    if writer.inline == inline:
         return None  # nothing in line: the closures are as fast
-    lines = ["def _b(s, e):"]
-    if scoped:
-        lines.append("    e = _cp(e)")
+    pad = "    " * indent
+    lines = [pad + "e = _cp(e)"] if scoped and not private_env else []
     writer.w.names["_sp"] = writer.spans
     if handler:
-        lines += ["    _n = 0", "    try:", *body, "    except _perr as _x:",
-                  "        raise _rf(_x, _sp[_n]) from None"]
+        lines += [pad + "_n = 0", pad + "try:", *body, pad + "except _perr as _x:",
+                  pad + "    raise _rf(_x, _sp[_n]) from None"]
     elif writer.spans:
         # one statement, whose errors the enclosing block reports (as the closure engine does),
         # except those of its inner blocks with statements of their own (`_n` set)
-        lines += ["    _n = -1", "    try:", *body, "    except _perr as _x:", "        if _n < 0:",
-                  "            raise", "        raise _rf(_x, _sp[_n]) from None"]
+        lines += [pad + "_n = -1", pad + "try:", *body, pad + "except _perr as _x:", pad + "    if _n < 0:",
+                  pad + "        raise", pad + "    raise _rf(_x, _sp[_n]) from None"]
     else:
         lines += [line[4:] for line in body]
-    return gen.load(f"b{len(gen.units)}", lines, {**_HELPERS, **writer.w.names}, "_b")
+    return lines
+
+
+def block_writer(gen: Codegen) -> _Statements:
+    """A writer of statements (``block_lines``) for a unit generated elsewhere."""
+    return _Statements(gen)
 
 
 def generate_block_step(gen: Codegen, block: A.Block, stmts: list[Any], waiting: list[Any], checked: bool,
@@ -142,7 +160,7 @@ def generate_block_step(gen: Codegen, block: A.Block, stmts: list[Any], waiting:
              *writer.lines_taken(), "    except _perr as _x:", "        raise _rf(_x, _sp[_n]) from None",
              "    _back(s)" if hands_back else "    _done(s)"]
     writer.w.names["_sp"] = writer.spans
-    return gen.load(f"s{len(gen.units)}", lines, {**_HELPERS, **writer.w.names}, "_s")
+    return gen.load(f"s{len(gen.units)}", lines, {**HELPERS, **writer.w.names}, "_s")
 
 
 class _Statements:

@@ -19,7 +19,8 @@ from typing import Any
 from .budget import SMALL
 from .builtins import slides_rays
 from .codegen import Codegen, _fail, _Writer, is_builtin_call
-from .codegen_blocks import has_own_errors
+from .codegen_blocks import HELPERS, block_lines, block_writer, has_own_errors
+from .effects import compile_block_closure
 from .errors import RuleError
 from .expressions import local_name
 from .state import Pending
@@ -291,7 +292,8 @@ def _collect_all(w: _Writer, code: Any, tiers: Any, distinct: bool = False) -> l
 
 
 def _choice_resolve(gen: Codegen, code: Any, push: Any) -> Any:
-    w = _Writer(gen, env=True)
+    statements = block_writer(gen)  # (an alternative's body is written in line, by the same writer)
+    w = statements.w
     lines = ["def _r(s, _pn, _ix):", "    _a = _pn[1][_ix]", "    e = _cp(_pn[4])"]
     for alt in code.alts:
         lines.append(f"    if {alt.offset!r} <= _a < {alt.offset + alt.size!r}:")
@@ -309,13 +311,22 @@ def _choice_resolve(gen: Codegen, code: Any, push: Any) -> Any:
                 lines += _bind_card_lines(w, alt, i, key, digit, data)
             if i < last:
                 lines.append(f"        _q = _q % {stride!r}")
-        if alt.body_fn is not None:
-            lines.append(f"        {w.name_of(alt.body_fn)}(s, e)")
+        if alt.body_code < 0:
+            # in line (``e`` is the decision's own copy: the body binds its names in it), or its closures
+            body = block_lines(statements, alt.body, 2, private_env=True)
+            lines += body if body is not None else [f"        {w.name_of(_body_closure(gen, alt))}(s, e)"]
         else:
             lines.append(f"        {w.name_of(push)}(s, [{alt.body_code!r}, 0, e])")
         lines.append("        return")
     lines.append(f"    _fail({w.name_of('internal: the action belongs to no alternative')}, {w.name_of(code.span)})")
-    return gen.load(f"r{len(gen.units)}", lines, {"_fail": _fail, "_cd": bind_card, **w.names}, "_r")
+    return gen.load(f"r{len(gen.units)}", lines, {**HELPERS, "_cd": bind_card, **w.names}, "_r")
+
+
+def _body_closure(gen: Codegen, alt: Any) -> Any:
+    """The closures of a body that nothing is written in line for (as ``generate_block`` answers)."""
+    if alt.body_fn is None:
+        alt.body_fn = compile_block_closure(alt.body, gen.L)
+    return alt.body_fn
 
 
 def _bind_card_lines(w: _Writer, alt: Any, i: int, key: str, digit: str, data: Any) -> list[str]:

@@ -282,7 +282,7 @@ class Alt:
     """One alternative of a choice, linked: how to enumerate, encode and run it."""
 
     __slots__ = ("name", "names", "loops", "cond", "encodings", "collect", "decode", "size", "span", "body_fn",
-                 "body_code", "label", "offset", "priority", "source", "steps")
+                 "body_code", "body", "label", "offset", "priority", "source", "steps")
     name: str
     names: tuple[str, ...]
     loops: tuple[tuple[str, Callable[[State, dict], Any], Callable[[State, dict], Any] | None], ...]
@@ -292,8 +292,11 @@ class Alt:
     decode: Callable[[State, dict, int], None]
     size: int
     span: Any
+    # a body that cannot wait: its function (None where the choice's generated resolution
+    # writes it in line); one that can: the code of its frame (else -1)
     body_fn: Callable[[State, dict], Any] | None
     body_code: int
+    body: A.Block  # (the generated resolution writes a body that cannot wait in line)
     label: Any
     offset: int
     priority: int
@@ -353,7 +356,8 @@ class ChooseCode(Code):
 
     def resolve_choice(self, s: State, pending: Pending, index: int) -> None:
         alt, env = self.option_env(s, pending, index)
-        if alt.body_fn is not None:
+        if alt.body_code < 0:
+            assert alt.body_fn is not None  # (compiled for this resolution: generate_choose)
             alt.body_fn(s, env)
         else:
             s.stack.append([alt.body_code, 0, env])
@@ -1117,6 +1121,10 @@ def generate_choose(code: ChooseCode, L: Any) -> None:
     generated = generate_choice(L.codegen, code, _push_frame)
     if generated is not None and all(generated):
         code.enter, code.resolve_choice = generated  # type: ignore[method-assign]
+        return
+    for alt in code.alts:  # the reference resolution runs the bodies that do not wait
+        if alt.body_code < 0 and alt.body_fn is None:
+            alt.body_fn = compile_block_closure(alt.body, L)
 
 
 def _push_frame(s: State, frame: list) -> None:
@@ -1196,10 +1204,13 @@ def link_alternative(node: A.Alternative, L: Any) -> Alt | None:
     alt.steps = decode_steps(alt, spec)
     alt.decode = make_decoder(alt)
     alt.label = node.label
+    alt.body = node.body
     if waits(node.body, L):
         alt.body_fn = None
         alt.body_code = compile_block_code(node.body, L)
     else:
-        alt.body_fn = compile_block_closure(node.body, L)
+        # with code generation on, the choice's generated resolution writes the body in line
+        # (``generate_choose`` compiles it if that resolution cannot be generated)
+        alt.body_fn = None if L.codegen.generating else compile_block_closure(node.body, L)
         alt.body_code = -1
     return alt

@@ -577,7 +577,7 @@ class _Checker:
             if owner is None:  # an if's branch or a procedure's body
                 return type(child_code) is flow.BlockCode
             if isinstance(owner, flow.ChooseCode):
-                bodies = {alt.body_code for alt in owner.alts if alt.body_fn is None}
+                bodies = {alt.body_code for alt in owner.alts if alt.body_code >= 0}
                 if owner.orelse is not None:
                     bodies.add(owner.orelse)
                 return child in bodies
