@@ -788,6 +788,18 @@ class PhaseCode(Code):
         self.end_when = end_when
         self.start_turn = start_turn
         self.skip_when = skip_when
+        # a turn that is one choice and nothing else: the phase enters the choice itself, and
+        # the turn has no frame (a block's frame past its last statement would only be left)
+        only = turn_code.entered[0] if len(turn_code.stmts) == 1 and not turn_code.stmts[0][1] else None
+        self.lone_choice: ChooseCode | None = only if isinstance(only, ChooseCode) else None
+
+    def enter_lone_choice(self, s: State) -> None:
+        """Start a turn that is one choice (``lone_choice``), errors reported at that statement."""
+        assert self.lone_choice is not None
+        try:
+            self.lone_choice.enter(s, {})
+        except PYTHON_ERRORS as exc:
+            raise rule_failure(exc, self.turn_code.spans[0]) from None
 
     def step(self, s: State, frame: list) -> None:
         n = s.game.num_players
@@ -814,6 +826,9 @@ class PhaseCode(Code):
             s.turn += 1
         else:
             self.start_turn(s)
+        if self.lone_choice is not None:
+            self.enter_lone_choice(s)
+            return
         code = self.turn_code
         frame = [code.index, 0, {}]
         stack = s.stack  # enter_block, in line: this runs once a turn
@@ -837,6 +852,7 @@ class PhaseCode(Code):
         opens = turn.entered[0] if turn.entered and not turn.stmts[0][1] else None
         enter = opens.enter if isinstance(opens, ChooseCode) else None
         span = turn.spans[0] if turn.spans else None
+        lone = enter if self.lone_choice is not None else None  # (that and nothing else: no frame for the turn)
 
         def step(s: State, frame: list) -> None:
             if frame[2] == 0 or s.next_seat >= 0:
@@ -849,6 +865,12 @@ class PhaseCode(Code):
             s.current = p
             s.turn += 1
             env: dict = {}
+            if lone is not None:
+                try:
+                    lone(s, env)
+                except PYTHON_ERRORS as exc:
+                    raise rule_failure(exc, span) from None
+                return
             new = [index, 0, env]
             stack = s.stack
             stack.append(new)

@@ -577,15 +577,13 @@ class _Checker:
             if owner is None:  # an if's branch or a procedure's body
                 return type(child_code) is flow.BlockCode
             if isinstance(owner, flow.ChooseCode):
-                bodies = {alt.body_code for alt in owner.alts if alt.body_code >= 0}
-                if owner.orelse is not None:
-                    bodies.add(owner.orelse)
-                return child in bodies
+                return child in _choice_blocks(owner)
             return child == owner.index
         if kind in (flow.ForCode, flow.RepeatCode, flow.WhileCode):
             return child == code.body
-        if kind is flow.PhaseCode:
-            return child == code.turn_code.index
+        if kind is flow.PhaseCode:  # its turn's frame, or what a turn that is one choice enters
+            lone = code.lone_choice
+            return child == code.turn_code.index or (lone is not None and child in _choice_blocks(lone))
         if kind is flow.RoundCode:
             if frame[1] == 1:
                 return child == code.setup or child in code.phases
@@ -714,13 +712,22 @@ class _Checker:
         if block.entered[top[1] - 1] is not code:
             raise _Bad("pending: the top frame did not start it")
 
+    def _asking_env(self, code: Any, top: list) -> Any:
+        """The env of the statement that asked choice ``code``: the top frame's, a block whose
+        last statement run entered it, or an empty one for a turn that is that choice alone
+        (``PhaseCode.lone_choice``: the phase's frame on top, the turn has none)."""
+        if type(self.codes[top[0]]) is flow.PhaseCode and self.codes[top[0]].lone_choice is code:
+            return {}
+        self._entered_by_top(code, top)
+        return top[2]
+
     def _choice(self, s: State, code: Any, top: list, pending: list) -> None:
         who, ids, extra, _, env = pending
-        self._entered_by_top(code, top)
+        asking = self._asking_env(code, top)
         if extra is not None:
             raise _Bad("pending: a choice has no probabilities")
         self.env(env, "pending env", self._alt_required(code))
-        if env != top[2]:
+        if env != asking:
             raise _Bad("pending: the env is not the one of the statement that asks")
         player = s.current if code.by is None else code.by(s, env)
         if who != player or not _is_int(who):
@@ -786,6 +793,14 @@ def _list(x: Any, length: int, what: str) -> list:
     if len(x) != length:
         raise _Bad(f"{what} has {len(x)} entries, not {length}")
     return x
+
+
+def _choice_blocks(choice: Any) -> set[int]:
+    """The blocks a choice enters with a frame: the bodies that can wait, and its `otherwise`."""
+    blocks = {alt.body_code for alt in choice.alts if alt.body_code >= 0}
+    if choice.orelse is not None:
+        blocks.add(choice.orelse)
+    return blocks
 
 
 def _layout(frame: list, length: int) -> None:

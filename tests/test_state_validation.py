@@ -333,6 +333,30 @@ def test_refused_mutants_of_explicit_chance_states():
         _refused(game, _mutant(data, change))
 
 
+def test_a_turn_that_is_one_choice_waits_without_a_frame_and_is_checked():
+    """Tic-tac-toe's turn is one choice: the phase enters it, with no frame for the turn, so the
+    phase's frame is on top while it waits. Such a state loads; so does the shape with the
+    turn's frame (past its one statement), saved before turns had none, and it plays on alike;
+    a forged decision under a phase's frame is refused."""
+    game = interpreter.load_game(TICTACTOE)
+    state = _play(game, 1, 3)
+    data = json.loads(state.to_json())
+    phase = game.codes[data["stack"][-1][0]]
+    assert type(phase).__name__ == "PhaseCode" and phase.lone_choice is not None
+    assert data["pending"][3] == phase.lone_choice.index and data["pending"][4] == {}
+    assert game.state_from_json(state.to_json()) == state
+    with_turn_frame = _mutant(data, lambda d: d["stack"].append([phase.turn_code.index, 1, {}]))
+    old = game.state_from_json(json.dumps(with_turn_frame))
+    for a in (state.legal_actions()[0], state.legal_actions()[-1]):
+        mine, theirs = state.clone(), old.clone()
+        mine.apply_action(a)
+        theirs.apply_action(a)
+        assert mine == theirs
+    _refused(game, _mutant(data, lambda d: d["pending"][4].update(c=0)), "env")
+    _refused(game, _mutant(data, lambda d: d["stack"][-1].__setitem__(2, 0)), "phase frame")
+    _refused(game, _mutant(data, lambda d: d["stack"].pop()), "pending")
+
+
 def test_a_finished_match_must_be_consistent():
     game = interpreter.load_game(TICTACTOE)
     state = _play(game, 1, 20)
