@@ -71,7 +71,7 @@ def resolve(s: State, pending: Pending | None, index: int) -> None:
     once an action.)
     """
     game = s.game
-    check = game.link.end_check
+    check = game.end_check
     codes = game.codes
     if pending is not None:
         s.ops = game.step_ops
@@ -90,7 +90,7 @@ def resolve(s: State, pending: Pending | None, index: int) -> None:
         except PYTHON_ERRORS as exc:
             raise rule_failure(exc, code.span) from None
     stack = s.stack
-    ends_at = game.link.ends_at
+    ends_at = game.ends_at
     while s.pending is None and stack:
         frame = stack[-1]
         end = ends_at[frame[0]]
@@ -107,7 +107,7 @@ def resolve(s: State, pending: Pending | None, index: int) -> None:
             code.step(s, frame)
             # blocks (an end) check after each of their statements; other steps (a turn starting,
             # a draw) are checked here
-            if s.dirty and check is not None and end is None and s.pending is None and s.in_play:
+            if check is not None and s.dirty and end is None and s.pending is None and s.in_play:
                 s.dirty = False
                 if check(s):
                     unwind(s, "round")

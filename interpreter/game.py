@@ -57,6 +57,8 @@ class Game:
         self.link = link
         self.watched_zones = link.end_watch.zones  # moving a card in or out of these marks a state dirty
         self.codes = link.codes
+        self.ends_at = link.ends_at  # (the run loop reads these two every step)
+        self.end_check = link.end_check
         self.cards = link.cards
         self.board = link.board
         self.zone_face = link.zone_face

@@ -506,6 +506,8 @@ class Link:
             def best_total(s: State) -> list[int]:
                 total = s.total
                 top = max(total)
+                if total.count(top) == 1:  # (one winner: no loop in Python)
+                    return [total.index(top)]
                 return [p for p in seats if total[p] == top]
 
             self._winners = best_total

@@ -133,12 +133,14 @@ class State:
     def is_terminal(self) -> bool:
         return self.over
 
+    # (a finished match has nothing pending: ``pending`` alone tells what is asked)
     def is_chance_node(self) -> bool:
-        return not self.over and self.pending is not None and self.pending.player == CHANCE
+        pending = self.pending
+        return pending is not None and pending.player == CHANCE
 
     def legal_actions(self, player: int | None = None) -> list[int]:
         pending = self.pending
-        if self.over or pending is None:
+        if pending is None:
             return []
         if player is not None and player != pending.player:
             return []
@@ -159,7 +161,7 @@ class State:
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         pending = self.pending
-        if self.over or pending is None or pending.player != CHANCE:
+        if pending is None or pending.player != CHANCE:
             return []
         return list(zip(pending.legal, pending.options or ()))
 
@@ -183,18 +185,19 @@ class State:
         if type(action) is not int:
             action = action_id(action)
         pending = self.pending
-        if self.over or pending is None:
+        if pending is None:  # (the match is over: a finished match has nothing pending)
             raise IllegalActionError(f"action {action}: the game is over, no action is legal")
-        legal = pending.legal
         try:
-            index = legal.index(action)
+            index = pending.legal.index(action)
         except ValueError:
             raise IllegalActionError(self._illegal_message(action)) from None
-        if len(self.history) >= self.game.max_game_length:
-            raise GameLengthError(self.game.length_message(), self.game.max_actions_span)
-        self.history.append(action)
+        history = self.history
+        game = self.game
+        if len(history) >= game.max_game_length:
+            raise GameLengthError(game.length_message(), game.max_actions_span)
+        history.append(action)
         self.pending = None
-        self.game.resolve(self, pending, index)
+        game.resolve(self, pending, index)
 
     def _illegal_message(self, action: int) -> str:
         pending = self.pending
@@ -357,6 +360,10 @@ class GameLike(Protocol):
     def link(self) -> Any: ...  # interpreter.link.Link: the tables and code the rules run on
     @property
     def codes(self) -> list[Any]: ...
+    @property
+    def ends_at(self) -> list[int | None]: ...  # per code: a block's statement count (None: not a block)
+    @property
+    def end_check(self) -> Callable[[State], bool] | None: ...  # the round's `end_when`, if any
     @property
     def watched_zones(self) -> tuple[bool, ...]: ...
 
