@@ -25,7 +25,7 @@ from .errors import RuleError
 from .expressions import local_name
 from .state import Pending
 
-__all__ = ["generate_choice", "bind_card"]
+__all__ = ["generate_choice", "generate_lone_turn", "bind_card"]
 
 
 def _collect_lines(w: _Writer, alt: Any, loops: list[tuple[str, Any]], filters: dict[int, list[Any]],
@@ -220,7 +220,14 @@ def generate_choice(gen: Codegen, code: Any, push: Any) -> tuple[Any, Any] | Non
 def _choice_enter(gen: Codegen, code: Any, push: Any) -> Any:
     w = _Writer(gen, env=True)
     w.answered = True  # a Python error collecting the options: the reference collects them
-    lines = ["def _e(s, e):"]
+    lines = ["def _e(s, e):", *_entry_lines(w, code, push)]
+    return gen.load(f"n{len(gen.units)}", lines, {"_fail": _fail, **w.names}, "_e")
+
+
+def _entry_lines(w: _Writer, code: Any, push: Any, own_env: bool = False) -> list[str]:
+    """The body of a choice's entry (in a function of ``s`` and ``e``, at one indent); with
+    ``own_env``, ``e`` is the entry's own (nothing reads it after), so the record keeps it uncopied."""
+    lines = []
     if code.by is None:
         lines.append("    _p = s.current")
     else:
@@ -232,15 +239,36 @@ def _choice_enter(gen: Codegen, code: Any, push: Any) -> Any:
     ordered = _free_cells_in_order(w, tiers)
     distinct = not ordered and all(_distinct_ids(w, alt) for tier in tiers for alt in tier)
     lines += ordered or _collect_all(w, code, tiers, distinct)
+    # the env a copy of its own (the block goes on in ``e``: copies of the state share the record)
+    env = "e" if own_env else "_cp(e)"
     lines += [f"    if len(_ids) > {SMALL!r}:", f"        {w.name_of(code._check_options)}(s, len(_ids))",
               "    if _ids:",
-              # the record made as its class makes it, without the call of its Python constructor;
-              # the env a copy of its own (the block goes on in ``e``: copies of the state share the record)
+              # the record made as its class makes it, without the call of its Python constructor
               f"        s.pending = {w.name_of(tuple.__new__)}({w.name_of(Pending)}, (_p, "
-              f"{'_ids' if ordered or distinct else 'sorted(_ids)'}, None, {code.index!r}, _cp(e)))"]
+              f"{'_ids' if ordered or distinct else 'sorted(_ids)'}, None, {code.index!r}, {env}))"]
     if code.orelse is not None:
         lines += ["    else:", f"        {w.name_of(push)}(s, [{code.orelse!r}, 0, _cp(e)])"]
-    return gen.load(f"n{len(gen.units)}", lines, {"_fail": _fail, **w.names}, "_e")
+    return lines
+
+
+def generate_lone_turn(gen: Codegen, code: Any, push: Any, step_by: int, num_players: int, general: Any,
+                       span: Any) -> Any:
+    """``step(state, frame)`` of a phase whose turn is choice ``code`` alone, as one generated
+    function (``PhaseCode.plain_step`` and the choice's entry in one call): the next seat in
+    order starts its turn with the decision (its errors at the turn's statement); the phase's
+    first turn, a seat `next` chose and a seat with turns to skip go to ``general``. None when
+    nothing is generated."""
+    if not gen.generating:
+        return None
+    w = _Writer(gen, env=True)
+    w.answered = True
+    call = f"{w.name_of(general)}(s, frame)"
+    lines = ["def _t(s, frame):", "    if frame[2] == 0 or s.next_seat >= 0:", f"        {call}", "        return",
+             f"    _p = (s.current + {step_by!r}) % {num_players!r}", "    if s.skips[_p] > 0:", f"        {call}",
+             "        return", "    s.current = _p", "    s.turn += 1", "    e = {}", "    try:",
+             *("    " + line for line in _entry_lines(w, code, push, own_env=True)),
+             "    except _perr as _x:", f"        raise _rf(_x, {w.name_of(span)}) from None"]
+    return gen.load(f"t{len(gen.units)}", lines, {**HELPERS, **w.names}, "_t")
 
 
 def _free_cells_in_order(w: _Writer, tiers: Any) -> list[str]:

@@ -28,7 +28,7 @@ from rulespec.check import CHOICE as CHOICE_BIT
 
 from .budget import SMALL, log_event, overrun, spend, start_step
 from .codegen_blocks import generate_block_step, hand_back
-from .codegen_choices import generate_choice
+from .codegen_choices import generate_choice, generate_lone_turn
 from .effects import (
     PYTHON_ERRORS,
     TOP,
@@ -935,6 +935,9 @@ def compile_flow(L: Any) -> int:
         code = PhaseCode(first, phase.order, ends, L.codes[turn], L.turn_start(), skip_when)
         code.span = phase.turn.span
         plain = code.plain_step(L.num_players)
+        if plain is not None and code.lone_choice is not None:  # the step and the choice in one generated call
+            plain = generate_lone_turn(L.codegen, code.lone_choice, _push_frame, code.step_by, L.num_players,
+                                       code.step, code.turn_code.spans[0]) or plain
         if plain is not None:
             code.step = plain  # type: ignore[method-assign, assignment]
         phase_codes.append(L.add_code(code))

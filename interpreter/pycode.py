@@ -38,7 +38,7 @@ ALLOWED_BUILTINS = frozenset({"len", "bool", "dict", "set", "any", "all", "sum",
 # the fields of a state the generated code may read or write (``s.<field>``)
 STATE_ATTRS = frozenset({"zones", "loc", "face", "shuffled", "g", "pv", "score", "total", "skips", "piece_cell",
                          "cell_piece", "piece_owner", "piece_kind", "round", "turn", "current", "dealer", "ops",
-                         "dirty", "in_play", "pending"})
+                         "dirty", "in_play", "pending", "next_seat"})
 # the keywords of the statements and expressions the generator writes
 KEYWORDS = frozenset({"def", "return", "if", "elif", "else", "for", "in", "not", "and", "or", "is", "None", "True",
                       "False", "try", "except", "raise", "from", "as", "pass", "continue", "break"})

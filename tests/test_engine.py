@@ -1089,6 +1089,38 @@ def test_next_gives_a_player_the_next_turn(moves, seats):
     assert seen == seats
 
 
+# the same choice as the whole turn (no statement after it): the phase enters it with no frame
+# for the turn, in generated code its own step and the choice's entry in one function
+_LONE = _NEXT.replace("    - n += 1\n    - if: n >= 8\n      then: [end game]\n", "").replace(
+    "        - action: pass\n          label: pass\n",
+    "        - action: block\n          label: block\n          do: [skip left(current)]\n"
+    "        - action: pass\n          label: pass\n          do:\n            - n += 1\n"
+    "            - if: n >= 8\n              then: [end game]\n")
+
+
+@pytest.mark.parametrize("mode", ["off", "on"])
+@pytest.mark.parametrize("moves, seats", [
+    (["again", "again", "pass"], [0, 0, 0, 1]),
+    (["back", "pass", "pass"], [0, 2, 0, 1]),
+    (["twice", "pass"], [0, 0, 1]),
+    (["hop", "pass"], [0, 2, 0]),
+    (["block", "pass", "pass"], [0, 2, 0, 1]),       # the next seat in order has a turn to skip
+    (["pass", "block", "pass"], [0, 1, 0, 1]),       # (seat 2 skipped, from seat 1)
+])
+def test_next_and_skip_when_the_turn_is_one_choice(monkeypatch, mode, moves, seats):
+    monkeypatch.setattr(codegen, "MODE", mode)
+    game = make(_LONE, players=3)
+    assert "action: block" in _LONE
+    phase = next(code for code in game.codes if type(code).__name__ == "PhaseCode")
+    assert phase.lone_choice is not None
+    state = game.new_initial_state(0)
+    seen = [state.current_player()]
+    for move in moves:
+        act(state, move)
+        seen.append(state.current_player())
+    assert seen == seats
+
+
 def test_next_survives_a_saved_state_and_is_checked_when_loaded():
     """`next` chosen, the turn still running (a decision after it): the choice is in the
     state's data (`next_seat`), saved and restored with it."""
