@@ -1080,13 +1080,17 @@ match: {}
     (["hop", "pass"], [0, 2, 0]),                   # a skip still applies to the seat chosen
 ])
 def test_next_gives_a_player_the_next_turn(moves, seats):
-    game = make(_NEXT, players=3)
+    assert _seats_to_move(make(_NEXT, players=3), moves) == seats
+
+
+def _seats_to_move(game: interpreter.Game, moves: list[str]) -> list[int]:
+    """The seat to move at the start, then after each of ``moves`` (labels)."""
     state = game.new_initial_state(0)
     seen = [state.current_player()]
     for move in moves:
         act(state, move)
         seen.append(state.current_player())
-    assert seen == seats
+    return seen
 
 
 # the same choice as the whole turn (no statement after it): the phase enters it with no frame
@@ -1113,12 +1117,7 @@ def test_next_and_skip_when_the_turn_is_one_choice(monkeypatch, mode, moves, sea
     assert "action: block" in _LONE
     phase = next(code for code in game.codes if type(code).__name__ == "PhaseCode")
     assert phase.lone_choice is not None
-    state = game.new_initial_state(0)
-    seen = [state.current_player()]
-    for move in moves:
-        act(state, move)
-        seen.append(state.current_player())
-    assert seen == seats
+    assert _seats_to_move(game, moves) == seats
 
 
 def test_next_survives_a_saved_state_and_is_checked_when_loaded():
