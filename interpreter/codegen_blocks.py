@@ -379,7 +379,7 @@ class _Statements:
         body = splice_constant_ifs(stmt.body.stmts, self.L)
         at = w.temp()
         spans = len(self.spans)
-        self.put(indent, f"{at} = _n")
+        start = len(self._lines)
         self.put(indent, f"for {w.temp()} in range({limit!r}):")
         self.put(indent + 1, "s.ops -= 1")
         self.put(indent + 1, "if s.ops < 0:")
@@ -393,8 +393,10 @@ class _Statements:
             self.branch(body, indent + 1)
         self.put(indent, "else:")
         if len(self.spans) > spans:
-            # the body records the positions of its statements: the condition's are the `while`'s
+            # the body records the positions of its statements (so the unit has an `_n`): the
+            # condition's are the `while`'s
             self._lines.insert(restore, "    " * (indent + 1) + f"_n = {at}")
+            self._lines.insert(start, "    " * indent + f"{at} = _n")
             self.put(indent + 1, f"_n = {at}")
         message = w.name_of(f"`while` ran {limit} times and its condition still holds")
         self.put(indent + 1, f"if {self.truth(stmt.cond)}:")

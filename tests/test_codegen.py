@@ -863,6 +863,32 @@ def test_a_one_statement_procedure_written_in_line_fails_at_its_call(monkeypatch
     assert failures[0][1] == _where(text, "call compare(missing)") and "cannot compare none" in failures[0][0]
 
 
+_LONE_WHILE_SPEC = """\
+rulespec: 1
+game: {name: Counting, players: 2, limits: {actions: 20}}
+variables: {n: {type: int, initial: 0}}
+round:
+  first: player(0)
+  turn:
+    - choose:
+        - {action: count, label: count, do: [{while: "n < 3", do: ["n += 1"]}]}
+        - {action: stop, label: stop, do: [end game]}
+match: {}
+"""
+
+
+@pytest.mark.parametrize("mode_on", ["on", "strict"])
+def test_a_body_that_is_one_while_of_one_statement_runs_in_generated_code(tmp_path, monkeypatch, mode_on):
+    """A `while` whose body records no position, alone in a body that records none either: the
+    generated code reads no position it never set (it raised NameError, raw) and counts as
+    the closures do."""
+    spec = tmp_path / "while.yaml"
+    spec.write_text(_LONE_WHILE_SPEC)
+    (on, on_error), (off, off_error) = _first_action_in_each_engine(monkeypatch, spec, mode_on=mode_on)
+    assert on_error is None and off_error is None
+    assert on.g == off.g == [3] and on.to_json() == off.to_json()
+
+
 _RECURSIVE_SPEC = _one_action_spec("""\
 game: {name: Deep, players: 2}
 variables:
