@@ -386,14 +386,18 @@ class _Checker:
         n = self.n
         self._cards(data)
         # variables
+        # (any variable may hold none: an `initial: none`, or a value the rules found none, as
+        # `first` of an empty list, assigned to it)
         g = _list(data["g"], len(self.var_types), "g")
         for i, t in enumerate(self.var_types):
-            self.value(t, g[i], f"variable '{self.link.var_defs[i].name}'")
+            if g[i] is not None:
+                self.value(t, g[i], f"variable '{self.link.var_defs[i].name}'")
         pv = _list(data["pv"], len(self.pvar_types), "pv")
         for i, t in enumerate(self.pvar_types):
             column = _list(pv[i], n, f"pv[{i}]")
             for p in range(n):
-                self.value(t, column[p], f"variable '{self.link.pvar_defs[i].name}' of seat {p}")
+                if column[p] is not None:
+                    self.value(t, column[p], f"variable '{self.link.pvar_defs[i].name}' of seat {p}")
         for name in ("score", "total"):
             for x in _list(data[name], n, name):
                 if not self._is_value(T.NUM, x, 0):

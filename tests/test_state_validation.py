@@ -333,6 +333,42 @@ def test_refused_mutants_of_explicit_chance_states():
         _refused(game, _mutant(data, change))
 
 
+_NONE_VALUES = """\
+rulespec: 1
+game: {name: Nothing, players: 2, limits: {actions: 20}}
+variables:
+  z: {type: int, initial: 1}
+  m: {type: int, initial: none}
+  seen: {type: int, per: player, initial: 0}
+round:
+  first: player(0)
+  turn:
+    - choose:
+        - {action: blank, label: blank, do: ["z = first([x for x in [1, 2] if x > 5])", "current.seen = z"]}
+        - {action: stop, label: stop, do: [end game]}
+match: {}
+"""
+
+
+def test_variables_holding_none_load():
+    """Any variable may hold none (an `initial: none`; `first` of an empty list assigned to
+    it): the states the rules reach then load, and play on alike; a text in one is refused."""
+    game = interpreter.game_from_text(_NONE_VALUES)
+    state = game.new_initial_state(0)
+    assert state.g == [1, None] and game.state_from_json(state.to_json()) == state
+    state.apply_action(state.legal_actions()[0])
+    assert state.g == [None, None] and state.pv == [[None, 0]]
+    loaded = game.state_from_json(state.to_json())
+    assert loaded == state
+    for a in state.legal_actions():
+        mine, theirs = state.clone(), loaded.clone()
+        mine.apply_action(a)
+        theirs.apply_action(a)
+        assert mine == theirs
+    _refused(game, _mutant(json.loads(state.to_json()), lambda d: d["g"].__setitem__(1, "x")), "variable 'm'")
+    _refused(game, _mutant(json.loads(state.to_json()), lambda d: d["pv"][0].__setitem__(1, "x")), "variable 'seen'")
+
+
 def test_a_turn_that_is_one_choice_waits_without_a_frame_and_is_checked():
     """Tic-tac-toe's turn is one choice: the phase enters it, with no frame for the turn, so the
     phase's frame is on top while it waits. Such a state loads; so does the shape with the
