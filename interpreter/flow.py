@@ -852,7 +852,7 @@ class PhaseCode(Code):
         opens = turn.entered[0] if turn.entered and not turn.stmts[0][1] else None
         enter = opens.enter if isinstance(opens, ChooseCode) else None
         span = turn.spans[0] if turn.spans else None
-        lone = enter if self.lone_choice is not None else None  # (that and nothing else: no frame for the turn)
+        lone = self.enter_lone_choice if self.lone_choice is not None else None  # (no frame for the turn)
 
         def step(s: State, frame: list) -> None:
             if frame[2] == 0 or s.next_seat >= 0:
@@ -864,13 +864,10 @@ class PhaseCode(Code):
                 return
             s.current = p
             s.turn += 1
-            env: dict = {}
             if lone is not None:
-                try:
-                    lone(s, env)
-                except PYTHON_ERRORS as exc:
-                    raise rule_failure(exc, span) from None
+                lone(s)
                 return
+            env: dict = {}
             new = [index, 0, env]
             stack = s.stack
             stack.append(new)

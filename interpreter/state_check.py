@@ -244,14 +244,10 @@ class _Checker:
         while loose:
             proc = procs[loose.pop()]
             names.update(proc.params)
+            used, bound = self._local_names([proc.body])
+            names |= used | bound
             for node in A.walk(proc.body):
-                if isinstance(node, A.Name) and info.ref(node).kind == "local":
-                    names.add(node.id)
-                elif isinstance(node, A.Let):
-                    names.add(node.name)
-                elif isinstance(node, (A.Binding, A.Comp)):
-                    names.add(node.var)
-                elif isinstance(node, A.CallProc):
+                if isinstance(node, A.CallProc):
                     static = info.ref(node.target).kind == "proc"
                     for callee in ([node.target.id] if static else list(procs)):  # (by name: any of them)
                         if callee not in found:
@@ -261,20 +257,24 @@ class _Checker:
 
     def _free_names(self, nodes: list[Any]) -> frozenset[str]:
         """Local names the nodes read and do not bind themselves."""
+        used, bound = self._local_names(nodes)
+        return frozenset(used - bound)
+
+    def _local_names(self, nodes: list[Any]) -> tuple[set[str], set[str]]:
+        """(the local names the nodes read, the names they bind)."""
         info = self.link.info
         used: set[str] = set()
         bound: set[str] = set()
         for root in nodes:
             for node in A.walk(root):
                 if isinstance(node, A.Name):
-                    ref = info.ref(node)
-                    if ref.kind == "local":
+                    if info.ref(node).kind == "local":
                         used.add(node.id)
                 elif isinstance(node, A.Let):
                     bound.add(node.name)
                 elif isinstance(node, (A.Binding, A.Comp)):
                     bound.add(node.var)
-        return frozenset(used - bound)
+        return used, bound
 
     def _statement(self, span: Any) -> Any:
         found = self.nodes_at.get(span)
@@ -720,7 +720,8 @@ class _Checker:
         """The env of the statement that asked choice ``code``: the top frame's, a block whose
         last statement run entered it, or an empty one for a turn that is that choice alone
         (``PhaseCode.lone_choice``: the phase's frame on top, the turn has none)."""
-        if type(self.codes[top[0]]) is flow.PhaseCode and self.codes[top[0]].lone_choice is code:
+        phase = self.codes[top[0]]
+        if type(phase) is flow.PhaseCode and phase.lone_choice is code:
             return {}
         self._entered_by_top(code, top)
         return top[2]
