@@ -392,3 +392,69 @@ def test_a_baseline_scores_each_iteration_against_its_own_world(monkeypatch):
     monkeypatch.setattr(mcts_module, "evaluate", real)
     moves = {make_agent("mcts:30:depth=2:baseline=1", game, me, seed=3).step(state) for _ in range(3)}
     assert len(moves) == 1 and action in state.legal_actions()
+
+
+def _battleship_tight():
+    base = interpreter.load_game(str(GAMES / "battleship.yaml"))
+    (variant,) = [v for v in base.variants if v.get("name") == "4x3 tight"]
+    return interpreter.load_game(str(GAMES / "battleship.yaml"), players=variant["players"], options=variant["options"])
+
+
+def test_mcts_drops_sampled_worlds_in_which_the_rules_fail():
+    """A redeal of hidden cards ignores what the rules imply about them: in battleship's tight
+    variant it gives the opponent a fleet whose ships overlap or leave the board, and the
+    rules then fail in that world (an index past a list). Such a world is not a possible one:
+    the search drops the iteration and plays on; the match ends normally (it raised before)."""
+    game = _battleship_tight()
+    state = game.new_initial_state(seed=0)
+    bots = [make_agent("mcts:30", game, p, seed=p) for p in range(2)]
+    while not state.is_terminal():
+        action = bots[state.current_player()].step(state)
+        assert action in state.legal_actions()
+        state.apply_action(action)
+    assert len(state.history) == 18  # every ship placed (3 a player), then every shot (6 a player)
+    assert sum(bot.worlds_dropped for bot in bots) > 0
+
+
+def test_greedy_drops_sampled_worlds_in_which_the_rules_fail(monkeypatch):
+    """greedy drops a world where the rules fail (here: its first world, as if) and decides by
+    the others; when they fail in every world, it plays a random legal action."""
+    game = interpreter.load_game(TICTACTOE)
+    state = game.new_initial_state(seed=0)
+    legal = state.legal_actions()
+    calls = []
+
+    def failing_first_world(game, after):
+        calls.append(1)
+        if len(calls) == 1:
+            raise interpreter.RuleError("no possible world")
+        return evaluate(game, after)
+
+    monkeypatch.setattr(greedy_module, "evaluate", failing_first_world)
+    agent = make_agent("greedy:3", game, 0, seed=1)
+    assert agent.step(state) in legal
+    assert agent.worlds_dropped == 1 and len(calls) == 1 + 2 * len(legal)  # (the first world stops at its first action)
+
+    def failing(game, after):
+        raise interpreter.RuleError("no possible world")
+
+    monkeypatch.setattr(greedy_module, "evaluate", failing)
+    picks = {make_agent("greedy:3", game, 0, seed=seed).step(state) for seed in range(20)}
+    assert picks <= set(legal) and len(picks) > 1
+
+
+def test_mcts_plays_at_random_when_the_rules_fail_in_every_world(monkeypatch):
+    """No iteration completed (the rules failed in each world): no statistics to choose by, so a
+    random legal action, drawn from the bot's own generator (reproducible)."""
+    game = interpreter.load_game(TICTACTOE)
+    state = game.new_initial_state(seed=0)
+
+    def fail(self, *args):
+        raise interpreter.RuleError("no possible world")
+
+    monkeypatch.setattr(mcts_module.MCTSAgent, "_play_out", fail)
+    picks = {make_agent("mcts:5", game, 0, seed=seed).step(state) for seed in range(20)}
+    assert picks <= set(state.legal_actions()) and len(picks) > 1
+    agent = make_agent("mcts:5", game, 0, seed=3)
+    assert agent.step(state) == make_agent("mcts:5", game, 0, seed=3).step(state)
+    assert agent.worlds_dropped == 5

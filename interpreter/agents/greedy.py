@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
+from ..errors import RuleError
 from ..sampling import sample_consistent
 from . import Agent, evaluate, whole
 
@@ -31,6 +32,8 @@ class GreedyAgent(Agent):
     def __init__(self, game: Game, player: int, seed: int = 0, samples: Any = 4):
         super().__init__(game, player, seed)
         self.samples = whole(samples, "greedy: samples", 1, MAX_SAMPLES)
+        #: worlds dropped because the rules failed in them
+        self.worlds_dropped = 0
 
     @property
     def label(self) -> str:
@@ -41,10 +44,18 @@ class GreedyAgent(Agent):
         totals = [0.0] * len(legal)
         for _ in range(self.samples):
             world = sample_consistent(state, me, rng)
-            for i, action in enumerate(legal):
-                after = world.clone()
-                after.apply_action(action)
-                totals[i] += evaluate(self.game, after)[me]
+            try:
+                values = [evaluate(self.game, _after(world, action))[me] for action in legal]
+            except RuleError:  # the rules fail in this world: it is not a possible one (see mcts._iterate)
+                self.worlds_dropped += 1
+                continue
+            totals = [t + v for t, v in zip(totals, values)]
         best = max(totals)
         ties = [a for a, t in zip(legal, totals) if t >= best - 1e-9]
         return ties[rng.randrange(len(ties))]
+
+
+def _after(world: State, action: int) -> State:
+    after = world.clone()
+    after.apply_action(action)
+    return after

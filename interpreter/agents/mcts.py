@@ -41,6 +41,7 @@ import time
 from operator import add
 from typing import TYPE_CHECKING, Any
 
+from ..errors import RuleError
 from ..sampling import Sampler
 from . import Agent, AgentError, evaluate, whole
 
@@ -100,6 +101,8 @@ class MCTSAgent(Agent):
         self.rollout = float(rollout)
         #: score each iteration relative to its own sampled world's position at the root
         self.baseline = bool(whole(baseline, "mcts: baseline", 0, 1))
+        #: iterations dropped because the rules failed in their sampled world
+        self.worlds_dropped = 0
         #: with reuse: the history at the last decision plus the action played, and its subtree
         self._kept: tuple[list[int], _Node] | None = None
 
@@ -135,6 +138,8 @@ class MCTSAgent(Agent):
             self._iterate(root, worlds.sample(rng), rng, n)
             if deadline is not None and time.process_time() >= deadline:
                 break
+        if not any(child.visits for child in root.children.values()):
+            return legal[rng.randrange(len(legal))]  # the rules failed in every world sampled
         # the most visited action; among equals, the best average for this seat
         def rank(action: int) -> tuple[int, float]:
             child = root.children.get(action)
@@ -155,12 +160,24 @@ class MCTSAgent(Agent):
         return kept[1]
 
     def _iterate(self, root: _Node, world: State, rng: random.Random, n: int) -> None:
+        """One iteration in ``world``. A world in which the rules fail is not a possible one (a
+        redeal ignores what the rules imply about hidden cards: two ships of a hidden fleet
+        may overlap): the iteration is dropped, and the nodes it added with it."""
+        path = [root]
+        try:
+            self._play_out(root, world, rng, n, path)
+        except RuleError:
+            self.worlds_dropped += 1
+            for node in path:
+                for action in [a for a, child in node.children.items() if not child.visits]:
+                    del node.children[action]
+
+    def _play_out(self, root: _Node, world: State, rng: random.Random, n: int, path: list[_Node]) -> None:
         game = self.game
         prior = self.prior
         # the world's own score at the root: subtracted from every score of this iteration, it
         # cancels what the sampled hidden cards add or take away, the same for every action
         base = evaluate(game, world) if self.baseline else [0.0] * n
-        path = [root]
         node = root
         # selection, then expansion of the first node with actions never tried
         while not world.over:
