@@ -161,8 +161,8 @@ class MCTSAgent(Agent):
 
     def _iterate(self, root: _Node, world: State, rng: random.Random, n: int) -> None:
         """One iteration in ``world``. A world in which the rules fail is not a possible one (a
-        redeal ignores what the rules imply about hidden cards: two ships of a hidden fleet
-        may overlap): the iteration is dropped, and the nodes it added with it."""
+        redeal ignores what the rules imply about hidden cards: two hidden placements may
+        overlap): the iteration is dropped, and the nodes it added with it."""
         path = [root]
         try:
             self._play_out(root, world, rng, n, path)
