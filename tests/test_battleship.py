@@ -275,6 +275,8 @@ def test_the_heuristic_is_the_return_so_far_plus_a_tenth_per_hit():
     game = load(**SMALL)
     state = play(small_fleets(), S3.shot(0, 0), S3.shot(1, 1))
     assert [game.heuristic(state, p) for p in (0, 1)] == [0.1, 0.0]
+    play(state, S3.shot(0, 0), S3.shot(1, 1))  # the same cells again: a hit counts once
+    assert [game.heuristic(state, p) for p in (0, 1)] == [0.1, 0.0]
     play(state, S3.shot(1, 0), S3.shot(0, 0))  # seat 0 sinks ship 0 (value 1), seat 1 hits
     assert [game.heuristic(state, p) for p in (0, 1)] == [1.0 + 0.2, -1.0 + 0.1]
 
