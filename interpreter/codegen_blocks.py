@@ -224,16 +224,23 @@ class _Statements:
 
     def enter(self, stmt: Any, entry: Any, indent: int) -> None:
         """A statement that can wait, from a block's step: an `if` tests its condition in line
-        and enters its branch (an empty one: nothing), a call of a procedure builds the env of
+        and enters its branch (an empty one: nothing; one that is one choice: the choice, with
+        no frame for the branch), a call of a procedure builds the env of
         its parameters in line; any other calls its entry (``flow.compile_waiting``)."""
         w = self.w
         branches = getattr(entry, "branches", None)
         if isinstance(stmt, A.If) and branches is not None:
             self.put(indent, f"if {self.truth(stmt.cond)}:")
-            for k, code in enumerate(branches):
+            lone = getattr(entry, "lone", (None, None))
+            for k, (code, choice) in enumerate(zip(branches, lone)):
                 if k:
                     self.put(indent, "else:")
-                if code.stmts or code.hands_back:
+                if choice is not None:  # a branch that is one choice: its choice, with no frame for the branch
+                    self.put(indent + 1, "try:")
+                    self.put(indent + 2, f"{w.name_of(choice.enter)}(s, _cp(e))")
+                    self.put(indent + 1, "except _perr as _x:")
+                    self.put(indent + 2, f"raise _rf(_x, {w.name_of(code.spans[0])}) from None")
+                elif code.stmts or code.hands_back:
                     frame = f"[{code.index!r}, 0, _cp(e)]"
                     self.put(indent + 1, f"{w.name_of(enter_block)}(s, {w.name_of(code)}, {frame})")
                 else:

@@ -209,6 +209,33 @@ class BlockCode(Code):
             s.stack.pop()
 
 
+def lone_choice_of(code: BlockCode) -> ChooseCode | None:
+    """The choice a block is made of alone (its one statement, a `choose` that waits), else
+    None. Entering such a block is entering its choice, with no frame for the block: past
+    its one statement, the frame would only be left (a turn, an `if`'s branch)."""
+    if len(code.stmts) != 1 or code.stmts[0][1] or code.hands_back:
+        return None
+    only = code.entered[0]
+    return only if isinstance(only, ChooseCode) else None
+
+
+def lone_choice_entry(code: BlockCode) -> Callable[[State, dict], None]:
+    """Enter the choice block ``code`` is made of (``lone_choice_of``) in a given env, with no
+    frame for the block; a Python error there is reported at the choice, as the block would."""
+    choice = lone_choice_of(code)
+    assert choice is not None
+    enter = choice.enter
+    span = code.spans[0]
+
+    def enter_lone(s: State, env: dict) -> None:
+        try:
+            enter(s, env)
+        except PYTHON_ERRORS as exc:
+            raise rule_failure(exc, span) from None
+
+    return enter_lone
+
+
 class ForCode(Code):
     __slots__ = ("envs", "body", "body_code")
     envs: Callable[[State, dict], list[dict]]
@@ -789,17 +816,14 @@ class PhaseCode(Code):
         self.start_turn = start_turn
         self.skip_when = skip_when
         # a turn that is one choice and nothing else: the phase enters the choice itself, and
-        # the turn has no frame (a block's frame past its last statement would only be left)
-        only = turn_code.entered[0] if len(turn_code.stmts) == 1 and not turn_code.stmts[0][1] else None
-        self.lone_choice: ChooseCode | None = only if isinstance(only, ChooseCode) else None
+        # the turn has no frame
+        self.lone_choice = lone_choice_of(turn_code)
+        self._enter_lone = None if self.lone_choice is None else lone_choice_entry(turn_code)
 
     def enter_lone_choice(self, s: State) -> None:
         """Start a turn that is one choice (``lone_choice``), errors reported at that statement."""
-        assert self.lone_choice is not None
-        try:
-            self.lone_choice.enter(s, {})
-        except PYTHON_ERRORS as exc:
-            raise rule_failure(exc, self.turn_code.spans[0]) from None
+        assert self._enter_lone is not None
+        self._enter_lone(s, {})
 
     def step(self, s: State, frame: list) -> None:
         n = s.game.num_players
@@ -1005,13 +1029,25 @@ def compile_waiting(node: Any, L: Any) -> tuple[Callable[[State, dict], None], C
         then = compile_block_code(node.then, L)
         orelse = compile_block_code(node.orelse, L)
         then_code, else_code = L.codes[then], L.codes[orelse]
+        # a branch that is one choice: entered with no frame of its own (as a turn, PhaseCode)
+        lone = (lone_choice_of(then_code), lone_choice_of(else_code))
+        then_lone, else_lone = (None if choice is None else lone_choice_entry(code)
+                                for choice, code in zip(lone, (then_code, else_code)))
 
         def enter_if(s: State, env: dict) -> None:
-            code = then_code if cond(s, env) else else_code
-            enter_block(s, code, [code.index, 0, dict(env)])
+            if cond(s, env):
+                code, enter = then_code, then_lone
+            else:
+                code, enter = else_code, else_lone
+            if enter is not None:
+                enter(s, dict(env))
+            else:
+                enter_block(s, code, [code.index, 0, dict(env)])
 
-        # a generated block tests the condition in line and enters the branch itself
+        # a generated block tests the condition in line and enters the branch itself; a saved
+        # state's check finds the choices entered with no frame (state_check._asking_env)
         setattr(enter_if, "branches", (then_code, else_code))  # noqa: B010
+        setattr(enter_if, "lone", lone)  # noqa: B010
         return enter_if, None
     if kind == "For":
         code = ForCode()

@@ -578,7 +578,12 @@ class _Checker:
                 return False
             owner = code.entered[frame[1] - 1]
             child_code = codes[child]
-            if owner is None:  # an if's branch or a procedure's body
+            if owner is None:  # an if's branch (or what its branch that is one choice enters), or a procedure's body
+                branches = getattr(code.stmts[frame[1] - 1][0], "branches", None)
+                if branches is not None:
+                    lone = getattr(code.stmts[frame[1] - 1][0], "lone", ())
+                    return any(child == b.index for b in branches) or any(
+                        choice is not None and child in _choice_blocks(choice) for choice in lone)
                 return type(child_code) is flow.BlockCode
             if isinstance(owner, flow.ChooseCode):
                 return child in _choice_blocks(owner)
@@ -718,11 +723,15 @@ class _Checker:
 
     def _asking_env(self, code: Any, top: list) -> Any:
         """The env of the statement that asked choice ``code``: the top frame's, a block whose
-        last statement run entered it, or an empty one for a turn that is that choice alone
-        (``PhaseCode.lone_choice``: the phase's frame on top, the turn has none)."""
-        phase = self.codes[top[0]]
-        if type(phase) is flow.PhaseCode and phase.lone_choice is code:
+        last statement run entered it (or an `if` with a branch that is that choice alone), or
+        an empty one for a turn that is that choice alone (``PhaseCode.lone_choice``: the
+        phase's frame on top, the turn has none)."""
+        top_code = self.codes[top[0]]
+        if type(top_code) is flow.PhaseCode and top_code.lone_choice is code:
             return {}
+        if type(top_code) is flow.BlockCode and 0 < top[1] <= len(top_code.stmts) and any(
+                lone is code for lone in getattr(top_code.stmts[top[1] - 1][0], "lone", ())):
+            return top[2]  # an `if` whose branch is that choice alone: entered with no frame for the branch
         self._entered_by_top(code, top)
         return top[2]
 

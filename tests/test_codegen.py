@@ -534,17 +534,17 @@ pieces:
 - move x to DEST
 - end game""")
 
-_DIVIDING_SPEC = _one_action_spec("""\
+# a game of one action whose body is `x = x + 1`, then `if: x > 0`, its branch ``then``
+# (indented lines), then `end game`; the variable `zero` holds 0
+_dividing = lambda then: _one_action_spec("""\
 game: {name: Div, players: 2}
 variables:
   zero: {type: int, initial: 0}
-  x: {type: int, initial: 0}""", """\
-- x = x + 1
-- if: x > 0
-  then:
+  x: {type: int, initial: 0}""", "- x = x + 1\n- if: x > 0\n  then:\n" + then + "\n- end game")
+
+_DIVIDING_SPEC = _dividing("""\
     # a tree large enough to be generated, dividing by zero
-    - x = (x + 1) * 2 + x // zero
-- end game""")
+    - x = (x + 1) * 2 + x // zero""")
 
 
 _PLACING_SPEC = _one_action_spec("""\
@@ -555,6 +555,26 @@ pieces:
 - place pawn of first([q for q in players if q == current]) at CELL
 - place pawn of first([q for q in players if q == current]) at cell('b2')
 - end game""", 'match:\n  returns: {value: "count([x for x in pieces(p) if x.cell != none])", min: 0, max: 2}')
+
+
+_LONE_BRANCH_SPEC = _dividing("""\
+    # a branch that is one choice (entered with no frame of its own), whose options divide by zero
+    - choose:
+        action: pick
+        for: k in range(0, 3) if k // zero >= 0
+        label: pick {k}""")
+
+
+def test_an_error_entering_a_branch_that_is_one_choice_keeps_its_position(tmp_path, monkeypatch):
+    """A branch made of one choice is entered with no frame for the branch: an error in the
+    choice's options is still reported where the closure engine reports it, alike in both."""
+    spec = tmp_path / "lone.yaml"
+    spec.write_text(_LONE_BRANCH_SPEC)
+    (on, on_error), (off, off_error) = _first_action_in_each_engine(monkeypatch, spec)
+    for error in (on_error, off_error):
+        assert "division by zero" in str(error)
+        assert _position(error) == _where(_LONE_BRANCH_SPEC, "k // zero")
+    assert on.to_json() == off.to_json()
 
 
 @pytest.mark.parametrize("cell, message", [

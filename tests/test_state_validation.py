@@ -393,6 +393,42 @@ def test_a_turn_that_is_one_choice_waits_without_a_frame_and_is_checked():
     _refused(game, _mutant(data, lambda d: d["stack"].pop()), "pending")
 
 
+def test_a_branch_that_is_one_choice_waits_without_a_frame_and_is_checked(monkeypatch):
+    """Goofspiel's bid is an `if`'s branch made of one choice: the turn enters the choice with
+    no frame for the branch (in both engines), so the turn's frame is on top while it waits,
+    just past the `if`. Such a state loads; so does the shape with the branch's frame (past its
+    one statement), saved before branches had none, and it plays on alike; a frame no statement
+    of the turn can hold above it, or a forged decision, is refused."""
+    from interpreter import codegen
+
+    shapes = []
+    for mode in ("off", "on"):
+        monkeypatch.setattr(codegen, "MODE", mode)
+        game = interpreter.load_game(str(GAMES / "goofspiel.yaml"))
+        state = _play(game, 2, 1)
+        shapes.append(json.loads(state.to_json()))
+    assert shapes[0] == shapes[1]
+    data = shapes[1]
+    turn = game.codes[data["stack"][-1][0]]
+    entry = turn.stmts[data["stack"][-1][1] - 1][0]
+    branch, choice = turn.entered, getattr(entry, "lone", ())
+    assert type(turn).__name__ == "BlockCode" and all(code is None for code in branch)
+    assert [c.index for c in choice if c is not None] == [data["pending"][3]]
+    assert game.state_from_json(state.to_json()) == state
+    else_branch = entry.branches[1]
+    with_branch_frame = _mutant(data, lambda d: d["stack"].append([else_branch.index, 1, dict(d["stack"][-1][2])]))
+    old = game.state_from_json(json.dumps(with_branch_frame))
+    assert len(old.stack) == len(state.stack) + 1
+    for a in (state.legal_actions()[0], state.legal_actions()[-1]):
+        mine, theirs = state.clone(), old.clone()
+        mine.apply_action(a)
+        theirs.apply_action(a)
+        assert mine == theirs
+    _refused(game, _mutant(data, lambda d: d["stack"].append(copy.deepcopy(d["stack"][-1]))), "frame")
+    _refused(game, _mutant(data, lambda d: d["stack"].append([entry.branches[0].index, 1, {}])), "")
+    _refused(game, _mutant(data, lambda d: d["pending"][4].update(zz=0)), "")
+
+
 def test_a_finished_match_must_be_consistent():
     game = interpreter.load_game(TICTACTOE)
     state = _play(game, 1, 20)
