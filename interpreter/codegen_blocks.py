@@ -677,13 +677,27 @@ def _marks(L: Any, key: tuple[str, ...]) -> bool:
 
 
 def has_own_errors(node: Any, L: Any) -> bool:
-    """Does the closure of ``node`` turn Python errors into messages of its own?"""
-    for n in A.walk(node):
+    """Does the closure of ``node`` turn Python errors into messages of its own? Not a part
+    that is a constant (``player(num_players - 1)``): worked out when the game was linked, it
+    cannot fail, and the generated code writes its value."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (A.BinOp, A.Call, A.Index)) and _is_constant(n, L):
+            continue
         if isinstance(n, A.BinOp) and n.op in _ARITHMETIC:
             return True
         if isinstance(n, (A.Call, A.Name)) and L.info.ref(n).kind == "define":
             return True
         if isinstance(n, A.Index) and L.info.ref(n).kind != "table":
             return True
+        todo.extend(A.children(n))
     return False
+
+
+def _is_constant(node: Any, L: Any) -> bool:
+    try:
+        return is_const(L.codegen.reference(node))
+    except RuleError:  # (a part that is no expression on its own)
+        return False
 
