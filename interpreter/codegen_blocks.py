@@ -698,6 +698,6 @@ def has_own_errors(node: Any, L: Any) -> bool:
 def _is_constant(node: Any, L: Any) -> bool:
     try:
         return is_const(L.codegen.reference(node))
-    except RuleError:  # (a part that is no expression on its own)
+    except RuleError:  # (a part whose closure is only made in its parent's context: not a known value)
         return False
 

@@ -1031,14 +1031,14 @@ def compile_waiting(node: Any, L: Any) -> tuple[Callable[[State, dict], None], C
         then_code, else_code = L.codes[then], L.codes[orelse]
         # a branch that is one choice: entered with no frame of its own (as a turn, PhaseCode)
         lone = (lone_choice_of(then_code), lone_choice_of(else_code))
-        then_lone, else_lone = (None if choice is None else lone_choice_entry(code)
-                                for choice, code in zip(lone, (then_code, else_code)))
+        then_enter = None if lone[0] is None else lone_choice_entry(then_code)
+        else_enter = None if lone[1] is None else lone_choice_entry(else_code)
 
         def enter_if(s: State, env: dict) -> None:
             if cond(s, env):
-                code, enter = then_code, then_lone
+                code, enter = then_code, then_enter
             else:
-                code, enter = else_code, else_lone
+                code, enter = else_code, else_enter
             if enter is not None:
                 enter(s, dict(env))
             else:

@@ -579,11 +579,11 @@ class _Checker:
             owner = code.entered[frame[1] - 1]
             child_code = codes[child]
             if owner is None:  # an if's branch (or what its branch that is one choice enters), or a procedure's body
-                branches = getattr(code.stmts[frame[1] - 1][0], "branches", None)
+                entry = code.stmts[frame[1] - 1][0]
+                branches = getattr(entry, "branches", None)
                 if branches is not None:
-                    lone = getattr(code.stmts[frame[1] - 1][0], "lone", ())
                     return any(child == b.index for b in branches) or any(
-                        choice is not None and child in _choice_blocks(choice) for choice in lone)
+                        child in _choice_blocks(choice) for choice in _lone_choices(entry))
                 return type(child_code) is flow.BlockCode
             if isinstance(owner, flow.ChooseCode):
                 return child in _choice_blocks(owner)
@@ -730,7 +730,7 @@ class _Checker:
         if type(top_code) is flow.PhaseCode and top_code.lone_choice is code:
             return {}
         if type(top_code) is flow.BlockCode and 0 < top[1] <= len(top_code.stmts) and any(
-                lone is code for lone in getattr(top_code.stmts[top[1] - 1][0], "lone", ())):
+                lone is code for lone in _lone_choices(top_code.stmts[top[1] - 1][0])):
             return top[2]  # an `if` whose branch is that choice alone: entered with no frame for the branch
         self._entered_by_top(code, top)
         return top[2]
@@ -807,6 +807,11 @@ def _list(x: Any, length: int, what: str) -> list:
     if len(x) != length:
         raise _Bad(f"{what} has {len(x)} entries, not {length}")
     return x
+
+
+def _lone_choices(entry: Any) -> list[Any]:
+    """The choices an `if` statement's entry enters with no frame for their branch (``flow.lone_choice_of``)."""
+    return [choice for choice in getattr(entry, "lone", ()) if choice is not None]
 
 
 def _choice_blocks(choice: Any) -> set[int]:
