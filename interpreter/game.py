@@ -9,12 +9,13 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from rulespec import compile_file, compile_text
 from rulespec.check import option_bound_error, option_value_error
-from rulespec.compiler import GameDef
+from rulespec.compiler import GameDef, path_text
 from rulespec.errors import did_you_mean
 from rulespec.static import StaticEvalError, static_defines
 
@@ -365,14 +366,17 @@ def resolve_options(gamedef: GameDef, given: dict[str, Any], num_players: int) -
     return values
 
 
-def load_game(path: str, players: int | None = None, options: Mapping[str, Any] | None = None,
-              explicit_chance: bool = False, limits: RunLimits | None = None, root: str | None = None) -> Game:
-    """Compile the spec at ``path`` and bind it to a player count and options.
+def load_game(path: str | os.PathLike[str], players: int | None = None, options: Mapping[str, Any] | None = None,
+              explicit_chance: bool = False, limits: RunLimits | None = None,
+              root: str | os.PathLike[str] | None = None) -> Game:
+    """Compile the spec at ``path`` (text or a ``pathlib.Path``) and bind it to a player count
+    and options.
 
     ``root``: the folder `extends:` may read below (default: the spec's own folder);
     ``limits``: the run-time budget (default ``DEFAULT_LIMITS``).
     """
-    return Game(_cached_compile(path, root), players, options, explicit_chance, limits)
+    return Game(_cached_compile(path_text(path), None if root is None else path_text(root)), players, options,
+                explicit_chance, limits)
 
 
 def game_from_text(text: str, players: int | None = None, options: Mapping[str, Any] | None = None,
@@ -390,8 +394,6 @@ def _compile(path: str, root: str | None) -> GameDef:
 
 
 def _cached_compile(path: str, root: str | None = None) -> GameDef:
-    import os
-
     try:
         stat = os.stat(path)
         key = (os.path.realpath(path), stat.st_mtime, stat.st_size,

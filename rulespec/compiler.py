@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -32,13 +33,21 @@ class GameDef:
         return self.model.name
 
 
-def compile_file(path: str, root: str | None = None) -> GameDef:
+def compile_file(path: str | os.PathLike[str], root: str | os.PathLike[str] | None = None) -> GameDef:
     """Load, validate and check the spec at ``path``; raise SpecError with every problem.
 
     Files are read only inside ``root`` (default: the folder of ``path``): the spec itself
     and every file its `extends:` chain names, symlinks resolved.
     """
-    return _compile(path, None, root)
+    return _compile(path_text(path), None, None if root is None else path_text(root))
+
+
+def path_text(path: str | os.PathLike[str]) -> str:
+    """A file name given as text or as a path object (``pathlib.Path``), as text."""
+    text = os.fspath(path) if isinstance(path, (str, os.PathLike)) else None
+    if not isinstance(text, str):
+        raise TypeError(f"a file name is text or a path object, not {type(path).__name__}")
+    return text
 
 
 def compile_text(text: str, path: str = "<string>", root: str | None = None) -> GameDef:

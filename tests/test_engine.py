@@ -2177,3 +2177,20 @@ def test_moving_a_whole_zone_ends_as_moving_its_cards_one_by_one():
                 (each.zones, each.loc, each.face, each.shuffled, each.dirty), (src, dst, face, bottom)
             checked += bool(state.zones[src]) and src != dst
     assert checked > 50
+
+
+def test_a_spec_path_may_be_a_path_object():
+    from pathlib import Path
+
+    import pytest
+
+    from rulespec import compile_file
+
+    path = ROOT / "games" / "tictactoe.yaml"
+    assert isinstance(path, Path)
+    by_path = interpreter.load_game(path)
+    by_text = interpreter.load_game(str(path))
+    assert by_path.new_initial_state(3).to_json() == by_text.new_initial_state(3).to_json()
+    assert compile_file(path).name == compile_file(str(path)).name
+    with pytest.raises(TypeError, match="a file name is text or a path object, not int"):
+        interpreter.load_game(7)  # type: ignore[arg-type]
