@@ -48,7 +48,7 @@ from .effects import (
 from .errors import RuleError
 from .expressions import compile_expr, compile_list, is_const, list_difference, type_of
 from .frames import enter_block
-from .state import draw_top, move_card, move_cards, move_piece, move_zone, take_card
+from .state import deal_cards, draw_top, move_card, move_cards, move_piece, move_zone, take_card
 
 __all__ = ["HELPERS", "block_lines", "block_writer", "generate_block", "generate_block_step", "hand_back",
            "has_own_errors", "CLOSURE_STATEMENTS"]
@@ -471,7 +471,7 @@ class _Statements:
         """As ``effects.s_Draw``: the count paid for, the source and destination found, then a
         card at a time from the top while the source has one (an empty source takes none)."""
         w = self.w
-        n, src, z, f, i = (w.temp() for _ in range(5))
+        n, src, z, f = (w.temp() for _ in range(4))
         count = stmt.count
         if count is None or (isinstance(count, A.Const) and type(count.value) is int and count.value == 1):
             n = "1"
@@ -486,8 +486,7 @@ class _Statements:
         if n == "1":
             self.put(indent, f"{draw}(s, {src}, {z}, {f})")
             return True
-        self.put(indent, f"for {i} in range({n}):")
-        self.put(indent + 1, f"{draw}(s, {src}, {z}, {f})")  # (an empty source: each moves nothing)
+        self.put(indent, f"{w.name_of(deal_cards)}(s, {src}, [{z}], [{f}], {n})")
         return True
 
     def move_all(self, stmt: A.Move, what_type: str, indent: int) -> None:

@@ -30,7 +30,7 @@ from .expressions import (
     local_name,
     type_of,
 )
-from .state import draw_top, move_card, move_cards, move_piece, move_zone, take_card
+from .state import deal_cards, move_card, move_cards, move_piece, move_zone, take_card
 
 __all__ = ["EndSignal", "compile_simple", "compile_block_closure", "Stmt", "TOP", "BOTTOM", "RANDOM", "EventSize",
            "event_size", "check_stored", "piece_pools", "place_failure"]
@@ -289,10 +289,7 @@ def s_Draw(node: A.Draw, L: Any) -> Stmt:
             spend(s, n, span)
         src = source(s, e)
         z = dest(s, e)
-        f = face(s, e, z)
-        for _ in range(n):
-            if not draw_top(s, src, z, f):
-                return
+        deal_cards(s, src, [z], [face(s, e, z)], n)
 
     return draw
 
@@ -316,10 +313,7 @@ def s_Deal(node: A.Deal, L: Any) -> Stmt:
         n = count(s, e)
         if n * len(zones) > SMALL:
             spend(s, n * len(zones), span)
-        for _ in range(n):
-            for z in zones:
-                if not draw_top(s, src, z, faces[z] if fixed is None else fixed):
-                    return
+        deal_cards(s, src, zones, [faces[z] for z in zones] if fixed is None else [fixed] * len(zones), n)
 
     return deal
 

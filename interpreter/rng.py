@@ -32,6 +32,20 @@ def below(state: int, n: int) -> tuple[int, int]:
     return state, ((z ^ (z >> 31)) * n) >> 64
 
 
+def below_run(state: int, n: int, k: int) -> tuple[int, list[int]]:
+    """Return (new_state, [below(n), below(n - 1), ..., below(n - k + 1)]): the draws of k
+    cards one after another from a shuffled zone of n, the same numbers as k calls of
+    ``below``, in one call."""
+    picks = []
+    for size in range(n, n - k, -1):
+        state = (state + GOLDEN) & MASK
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+        picks.append(((z ^ (z >> 31)) * size) >> 64)
+    return state, picks
+
+
 def uniform(state: int) -> tuple[int, float]:
     """Return (new_state, a float in [0, 1))."""
     state, bits = next_u64(state)

@@ -527,6 +527,16 @@ def move_cards(s: State, cards: list, dst: int, face: int, bottom: bool = False)
     faces = s.face
     watched = s.game.watched_zones
     target = zones[dst]
+    if not bottom and cards == target and cards:
+        # (every card of ``dst`` in its own order, as `move all cards to deck` at the start: each
+        # leaves the zone and goes back on top, so only the faces change)
+        for card in cards:
+            faces[card] = face
+        if len(cards) == 1:
+            s.shuffled[dst] = False
+        if watched[dst]:
+            s.dirty = True
+        return
     dirty = False
     for card in cards:
         src = loc[card]
@@ -614,6 +624,49 @@ def draw_top(s: State, src: int, dst: int, face: int) -> bool:
     if watched[dst] or watched[src]:
         s.dirty = True
     return True
+
+
+def deal_cards(s: State, src: int, dsts: list[int], faces: list[int], rounds: int) -> None:
+    """``rounds`` rounds of ``draw_top`` from ``src`` to each zone of ``dsts`` in turn (with
+    ``faces[i]`` for ``dsts[i]``), in one call: the same cards, random numbers and budget; the
+    deal stops when ``src`` runs out."""
+    cards = s.zones[src]
+    if src in dsts:  # (each card goes back on top of the zone it came from: one at a time)
+        for _ in range(rounds):
+            for z, f in zip(dsts, faces):
+                if not draw_top(s, src, z, f):
+                    return
+        return
+    n = len(cards)
+    k = min(rounds * len(dsts), n)
+    if k <= 0:
+        return
+    zones = s.zones
+    loc = s.loc
+    face = s.face
+    width = len(dsts)
+    if s.shuffled[src]:
+        s.rng, picks = RNG.below_run(s.rng, n, k)
+        if n > LARGE_ZONE:  # as draw_top: a draw from a large zone costs its length
+            s.ops -= sum(size for size in range(n, n - k, -1) if size > LARGE_ZONE)
+        for j, i in enumerate(picks):
+            card = cards.pop(i)
+            z = dsts[j % width]
+            zones[z].append(card)
+            loc[card] = z
+            face[card] = faces[j % width]
+    else:
+        for j in range(k):
+            card = cards.pop()
+            z = dsts[j % width]
+            zones[z].append(card)
+            loc[card] = z
+            face[card] = faces[j % width]
+    if not cards:
+        s.shuffled[src] = False
+    watched = s.game.watched_zones
+    if watched[src] or any(watched[z] for z in dsts[:k]):
+        s.dirty = True
 
 
 def move_piece(s: State, piece: int, cell: int, span: Any = None) -> None:
