@@ -3,8 +3,9 @@
 The fast ranking (per-card tables, shared groups, run bitmasks, a memo of tuples) must give the
 very same ``(value, best cards, category name)`` for every hand: random hands of 0..12 cards
 from every ranking of the seed games and of a hostile spec, hands with many cards of one rank or
-of one suit, repeated card ids, and random rankings (all four kinds of category, any attribute,
-ranks with gaps) over random card tables. The budget is charged on a miss, as before.
+of one suit, repeated card ids (many copies too), hands of 128 cards or more, decks of over a
+thousand ranks, and random rankings (all four kinds of category, any attribute, ranks with gaps)
+over random card tables. The budget is charged on a miss, as before.
 """
 
 from __future__ import annotations
@@ -274,6 +275,55 @@ def test_the_classic_categories_on_a_deck_with_gaps_in_its_ranks():
     same_results(spec, attrs, [rng.sample(range(44), rng.randint(0, 12)) for _ in range(3000)])
     assert Ranking(spec, attrs).evaluate([0, 1, 2, 3, 4])[2] == "straight flush"
     assert Ranking(spec, attrs).evaluate([3, 4, 5, 6, 7])[2] == "flush"  # 5 6 8 9 10: no run across the gap
+
+
+@settings(max_examples=100)
+@given(table=tables(), data=st.data())
+def test_random_rankings_match_on_many_copies_and_long_hands(table: Any, data: Any):
+    """Hands of many copies of a few cards (more cards of a kind than any deck holds), and hands
+    of 128 cards or more."""
+    spec, attrs = table
+    count = len(attrs["r"])
+    hands = []
+    for _ in range(3):
+        pool = data.draw(st.lists(st.integers(0, count - 1), min_size=1, max_size=6, unique=True))
+        hands.append(data.draw(st.lists(st.sampled_from(pool), min_size=13, max_size=127)))
+        hands.append(data.draw(st.lists(st.integers(0, count - 1), min_size=128, max_size=200)))
+    same_results(spec, attrs, hands)
+
+
+def test_a_copy_of_a_group_card_is_no_kicker():
+    """A hand whose group leaves a copy of one of its cards must not take that copy for a kicker,
+    whichever hand of the same shape the memo saw first."""
+    cats = (CategoryDef("pair", "kinds", 0, None, 4, (2, 1, 1, 1), None),)  # type: ignore[arg-type]
+    spec = RankingDef("r", 4, "r", cats, True, None)  # type: ignore[arg-type]
+    attrs = {"r": (9, 9, 9, 5, 3, 2)}
+    # 0 1 2 3 4: the pair 0 1, kickers 2 3 4; 0 1 1 3 4: the pair 0 1, kickers 3 4 (not the second 1)
+    hands = [[0, 1, 2, 3, 4], [0, 1, 1, 3, 4], [1, 0, 1, 4, 3], [0, 0, 0, 3, 4, 5], [0, 1, 2, 3, 4, 5]]
+    same_results(spec, attrs, hands)
+    same_results(spec, attrs, hands[::-1])
+    assert Ranking(spec, attrs).evaluate([0, 1, 1, 3, 4])[1] == [0, 1, 3, 4]
+
+
+def test_a_deck_of_many_distinct_ranks():
+    """Over a thousand distinct ranks (with gaps): short hands, hands of near ranks, long hands."""
+    count = 2100
+    ranks = tuple(c // 2 + c // 80 for c in range(count))
+    suits = tuple("abcd"[c % 4] for c in range(count))
+    cats = tuple(CategoryDef(name, kind, run, same, count_, kinds, None)  # type: ignore[arg-type]
+                 for name, kind, run, same, count_, kinds in [
+                     ("straight flush", "run", 5, "s", 5, ()), ("quads", "kinds", 0, None, 5, (4, 1)),
+                     ("full", "kinds", 0, None, 5, (3, 2)), ("flush", "same", 0, "s", 5, ()),
+                     ("straight", "run", 5, None, 5, ()), ("pairs", "kinds", 0, None, 5, (2, 2, 1)),
+                     ("pair", "kinds", 0, None, 5, (2, 1, 1, 1)), ("high", "highest", 0, None, 5, ())])
+    spec = RankingDef("r", 5, "r", cats, True, None)  # type: ignore[arg-type]
+    rng = random.Random(4)
+    hands = [rng.sample(range(count), rng.randint(0, 12)) for _ in range(100)]
+    for _ in range(200):
+        start = rng.randrange(count - 40)
+        hands.append(rng.sample(range(start, start + 40), rng.randint(5, 14)))
+    hands += [rng.sample(range(count), rng.randint(128, 160)) for _ in range(5)]
+    same_results(spec, {"r": ranks, "s": suits}, hands)
 
 
 # ---------------------------------------------------------------- memo and budget
