@@ -641,27 +641,22 @@ def deal_cards(s: State, src: int, dsts: list[int], faces: list[int], rounds: in
     k = min(rounds * len(dsts), n)
     if k <= 0:
         return
-    zones = s.zones
-    loc = s.loc
-    face = s.face
-    width = len(dsts)
     if s.shuffled[src]:
         s.rng, picks = RNG.below_run(s.rng, n, k)
         if n > LARGE_ZONE:  # as draw_top: a draw from a large zone costs its length
             s.ops -= sum(size for size in range(n, n - k, -1) if size > LARGE_ZONE)
-        for j, i in enumerate(picks):
-            card = cards.pop(i)
-            z = dsts[j % width]
-            zones[z].append(card)
-            loc[card] = z
-            face[card] = faces[j % width]
     else:
-        for j in range(k):
-            card = cards.pop()
-            z = dsts[j % width]
-            zones[z].append(card)
-            loc[card] = z
-            face[card] = faces[j % width]
+        picks = [-1] * k  # (the top card each time)
+    zones = s.zones
+    loc = s.loc
+    face = s.face
+    width = len(dsts)
+    for j, i in enumerate(picks):
+        card = cards.pop(i)
+        z = dsts[j % width]
+        zones[z].append(card)
+        loc[card] = z
+        face[card] = faces[j % width]
     if not cards:
         s.shuffled[src] = False
     watched = s.game.watched_zones

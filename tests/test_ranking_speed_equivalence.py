@@ -260,16 +260,21 @@ def test_random_rankings_match_the_reference(table: Any, data: Any):
     same_results(spec, attrs, hands)
 
 
-def test_the_classic_categories_on_a_deck_with_gaps_in_its_ranks():
-    ranks = tuple(r for _ in range(4) for r in (2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 20))
-    suits = tuple(s for s in "abcd" for _ in range(11))
+def _classic_ranking() -> RankingDef:
+    """Poker's categories over the attributes ``r`` (the order) and ``s`` (the colour)."""
     cats = tuple(CategoryDef(name, kind, run, same, count, kinds, None)  # type: ignore[arg-type]
                  for name, kind, run, same, count, kinds in [
                      ("straight flush", "run", 5, "s", 5, ()), ("quads", "kinds", 0, None, 5, (4, 1)),
                      ("full", "kinds", 0, None, 5, (3, 2)), ("flush", "same", 0, "s", 5, ()),
                      ("straight", "run", 5, None, 5, ()), ("pairs", "kinds", 0, None, 5, (2, 2, 1)),
                      ("pair", "kinds", 0, None, 5, (2, 1, 1, 1)), ("high", "highest", 0, None, 5, ())])
-    spec = RankingDef("r", 5, "r", cats, True, None)  # type: ignore[arg-type]
+    return RankingDef("r", 5, "r", cats, True, None)  # type: ignore[arg-type]
+
+
+def test_the_classic_categories_on_a_deck_with_gaps_in_its_ranks():
+    ranks = tuple(r for _ in range(4) for r in (2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 20))
+    suits = tuple(s for s in "abcd" for _ in range(11))
+    spec = _classic_ranking()
     attrs = {"r": ranks, "s": suits}
     rng = random.Random(3)
     same_results(spec, attrs, [rng.sample(range(44), rng.randint(0, 12)) for _ in range(3000)])
@@ -310,13 +315,7 @@ def test_a_deck_of_many_distinct_ranks():
     count = 2100
     ranks = tuple(c // 2 + c // 80 for c in range(count))
     suits = tuple("abcd"[c % 4] for c in range(count))
-    cats = tuple(CategoryDef(name, kind, run, same, count_, kinds, None)  # type: ignore[arg-type]
-                 for name, kind, run, same, count_, kinds in [
-                     ("straight flush", "run", 5, "s", 5, ()), ("quads", "kinds", 0, None, 5, (4, 1)),
-                     ("full", "kinds", 0, None, 5, (3, 2)), ("flush", "same", 0, "s", 5, ()),
-                     ("straight", "run", 5, None, 5, ()), ("pairs", "kinds", 0, None, 5, (2, 2, 1)),
-                     ("pair", "kinds", 0, None, 5, (2, 1, 1, 1)), ("high", "highest", 0, None, 5, ())])
-    spec = RankingDef("r", 5, "r", cats, True, None)  # type: ignore[arg-type]
+    spec = _classic_ranking()
     rng = random.Random(4)
     hands = [rng.sample(range(count), rng.randint(0, 12)) for _ in range(100)]
     for _ in range(200):
