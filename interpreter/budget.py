@@ -134,10 +134,18 @@ def log_event(s: Any, event: dict, span: Any, units: int = 0) -> None:
     s.events.append(event)
 
 
+_PLAIN = frozenset({int, float, bool, type(None)})  # values that count one item and hold none
+
+
 def nested_size(value: Any, limit: int, max_depth: int = MAX_NESTING) -> int:
     """Items in a value counted through nested lists and dicts, as its JSON would hold them
     (shared sublists count each time); stops counting past ``limit``, and a value nested
     deeper than ``max_depth`` counts as past it."""
+    if type(value) is list and max_depth > 0 and _PLAIN.issuperset(map(type, value)):
+        # a list of numbers (a board, a list of cells), the commonest value kept: what the walk
+        # below counts, the list and each item, without a Python step per item
+        size = 1 + len(value)
+        return size if size <= limit else limit + 1
     total = 0
     todo = [(value, 0)]
     while todo:
