@@ -139,24 +139,37 @@ _PLAIN = frozenset({int, float, bool, type(None)})  # values that count one item
 
 def nested_size(value: Any, limit: int, max_depth: int = MAX_NESTING) -> int:
     """Items in a value counted through nested lists and dicts, as its JSON would hold them
-    (shared sublists count each time); stops counting past ``limit``, and a value nested
-    deeper than ``max_depth`` counts as past it."""
-    if type(value) is list and max_depth > 0 and _PLAIN.issuperset(map(type, value)):
-        # a list of numbers (a board, a list of cells), the commonest value kept: what the walk
-        # below counts, the list and each item, without a Python step per item
-        size = 1 + len(value)
-        return size if size <= limit else limit + 1
-    total = 0
-    todo = [(value, 0)]
-    while todo:
-        v, depth = todo.pop()
-        total += 1
-        if total > limit or depth > max_depth:
+    (shared sublists count each time), a text one more per ``SMALL`` characters; past ``limit``
+    (or nested deeper than ``max_depth``) the answer is only some number above ``limit``.
+
+    The value is counted a level at a time: a level of numbers alone (the cells of a board, a
+    list of ids) is counted in C, without a Python step per item."""
+    if type(value) is list:  # (the usual value: its items are the first level)
+        total, level, depth = 1, value, 1
+    else:
+        total, level, depth = 0, [value], 0
+    while level:
+        if depth > max_depth:
             return limit + 1
-        if type(v) is list:
-            todo.extend((x, depth + 1) for x in v)
-        elif type(v) is dict:
-            todo.extend((x, depth + 1) for x in v.values())
-        elif type(v) is str:
-            total += len(v) // SMALL
+        total += len(level)
+        if total > limit:
+            return limit + 1
+        if _PLAIN.issuperset(map(type, level)):
+            return total
+        deeper: list = []
+        for v in level:
+            kind = type(v)
+            if kind is list:
+                deeper.extend(v)
+            elif kind is dict:
+                deeper.extend(v.values())
+            elif kind is str:
+                total += len(v) // SMALL
+                continue
+            else:
+                continue
+            if total + len(deeper) > limit:  # (the next level is past the limit: not gathered whole)
+                return limit + 1
+        level = deeper
+        depth += 1
     return total
