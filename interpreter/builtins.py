@@ -379,7 +379,7 @@ def b_line(node: A.Call, L: Any) -> Fn:
     return lambda s, e: line_of(s, p(s, e), windows(n(s, e)), span)
 
 
-def _directions(node: A.Call, L: Any, default: str = "orthogonal") -> str:
+def directions_of(node: A.Call, L: Any, default: str = "orthogonal") -> str:
     """The set of directions a geometry function names (a constant: the checker saw to it)."""
     for key, value in node.kwargs:
         if key == "dirs":
@@ -396,7 +396,7 @@ def b_directions(node: A.Call, L: Any) -> Fn:
 
 def b_neighbours(node: A.Call, L: Any) -> Fn:
     (cell,) = _args(node, L)
-    table = L.board.neighbours[_directions(node, L)]
+    table = L.board.neighbours[directions_of(node, L)]
 
     size = len(table)
 
@@ -447,33 +447,52 @@ def _flood(s: Any, table: Any, path: set, starts: Any, span: Any) -> set:
     return seen
 
 
+def board_path(xs: Any, cells: range) -> set:
+    """The cells of ``xs`` a path may go through: cells of the board (not none)."""
+    return {c for c in xs if type(c) is int and c in cells}
+
+
+def path_targets(path: set, xs: Any) -> set:
+    """The cells of ``xs`` on ``path`` (what `connected` must reach)."""
+    return {c for c in xs if c in path}
+
+
+def reaches(s: Any, targets: set, path: set, starts: Any, table: Any, span: Any) -> bool:
+    """Does ``path`` link one of ``starts`` to one of ``targets``?"""
+    return not targets.isdisjoint(_flood(s, table, path, starts, span))
+
+
+def group_of(s: Any, path: set, cell: Any, table: Any, span: Any) -> list:
+    """The cells of ``path`` linked to ``cell``, in order."""
+    return sorted(_flood(s, table, path, [cell], span))
+
+
 def b_connected(node: A.Call, L: Any) -> Fn:
     path_fn, a_fn, b_fn = _args(node, L)
-    table = L.board.neighbours[_directions(node, L)]
+    table = L.board.neighbours[directions_of(node, L)]
     span = node.span
 
     cells = range(L.board.size)
 
     def connected(s: Any, e: dict) -> bool:
-        path = {c for c in path_fn(s, e) if type(c) is int and c in cells}
-        targets = {c for c in b_fn(s, e) if c in path}
+        path = board_path(path_fn(s, e), cells)
+        targets = path_targets(path, b_fn(s, e))
         if not targets:
             return False
-        return not targets.isdisjoint(_flood(s, table, path, a_fn(s, e), span))
+        return reaches(s, targets, path, a_fn(s, e), table, span)
 
     return connected
 
 
 def b_group(node: A.Call, L: Any) -> Fn:
     cell_fn, path_fn = _args(node, L)
-    table = L.board.neighbours[_directions(node, L)]
+    table = L.board.neighbours[directions_of(node, L)]
     span = node.span
 
     cells = range(L.board.size)
 
     def group(s: Any, e: dict) -> list:
-        path = {c for c in path_fn(s, e) if type(c) is int and c in cells}
-        return sorted(_flood(s, table, path, [cell_fn(s, e)], span))
+        return group_of(s, board_path(path_fn(s, e), cells), cell_fn(s, e), table, span)
 
     return group
 

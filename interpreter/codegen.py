@@ -34,7 +34,19 @@ from rulespec import types as T
 
 from .budget import _BIG_INT as _BIG
 from .budget import SMALL, check_grown, overrun
-from .builtins import line_of, slides_any, slides_of, slides_rays, unknown_order, whole_numbers
+from .builtins import (
+    board_path,
+    directions_of,
+    group_of,
+    line_of,
+    path_targets,
+    reaches,
+    slides_any,
+    slides_of,
+    slides_rays,
+    unknown_order,
+    whole_numbers,
+)
 from .errors import RuleError
 from .expressions import (
     Fn,
@@ -830,6 +842,19 @@ class _Writer:
             else:  # a length known only in play: the runs by the board's (cached) method
                 windows = f"{self.name_of(L.board.windows)}({n})"
             return f"{self.name_of(line_of)}(s, {who}, {windows}, {self.name_of(node.span)})"
+        if func in ("connected", "group") and L.board is not None:
+            # the shared parts of their closures (builtins), in the closures' order: the path, then
+            # the targets, then (only when a target is on the path) where it starts
+            links = self.name_of(L.board.neighbours[directions_of(node, L)])
+            span = self.name_of(node.span)
+            path_of = f"{self.name_of(board_path)}({self.expr(args[0 if func == 'connected' else 1])}, " \
+                      f"{self.name_of(range(L.board.size))})"
+            if func == "group":
+                return f"{self.name_of(group_of)}(s, {path_of}, {self.expr(args[0])}, {links}, {span})"
+            path, targets = self.temp(), self.temp()
+            return (f"({self.name_of(reaches)}(s, {targets}, {path}, {self.expr(args[1])}, {links}, {span}) "
+                    f"if ({targets} := {self.name_of(path_targets)}(({path} := {path_of}), {self.expr(args[2])})) "
+                    f"else False)")
         if func == "range":
             a, b = (self.expr(arg) for arg in args)
             if _WHOLE.match(a) and _WHOLE.match(b) and int(b) - int(a) <= SMALL:

@@ -1533,3 +1533,52 @@ def test_aggregates_of_a_card_attribute_are_the_same_in_both_engines(seed, monke
             seen.append(values)
         outcomes.append((seen, state.to_json()))
     assert outcomes[0] == outcomes[1] and len(outcomes[0][0]) == 6
+
+
+_LINKS = """\
+rulespec: 1
+game: {name: Links, players: 2}
+board: {rows: 4, cols: 4}
+pieces:
+  stone: {per_player: 8}
+define:
+  mine(p): "[x.cell for x in pieces(p) if x.cell != none]"
+  upper: "[c for c in cells if c.row == 0]"
+  lower: "[c for c in cells if c.row == 3]"
+round:
+  first: player(0)
+  turn:
+    - choose:
+        action: place
+        for: c in cells if piece_at(c) == none and count(mine(current)) < 8
+        label: "{c}"
+        do:
+          - place stone of current at c
+          - emit links(square=connected(mine(current), upper, lower), hex=connected(mine(current), upper, lower,
+              dirs='hex'), none=connected(mine(current), [], upper), from_none=connected([none, c], [c], [c]),
+              g=group(c, mine(current)), gh=group(c, mine(current), dirs='all'), alone=group(c, []))
+          - if: count(mine(left(current))) == 8
+            then: [end game]
+match: {}
+"""
+
+
+def test_connected_and_group_are_generated_and_play_as_the_closures(tmp_path, monkeypatch):
+    """`connected` and `group` in generated code call the parts their closures share, in the
+    closures' order (a path with none in it, no target on the path): the same games."""
+    from interpreter.builtins import group_of, reaches
+
+    spec = tmp_path / "links.yaml"
+    spec.write_text(_LINKS)
+    variant = {"players": 2, "options": {}}
+    strict = _play(spec, variant, "strict", range(8), monkeypatch)
+    game = interpreter.load_game(str(spec))
+    called = {id(v) for unit in game.link.codegen.units for f in unit.functions.values()
+              for v in f.__globals__.values()}
+    assert id(reaches) in called and id(group_of) in called
+    assert strict == _play(spec, variant, "off", range(8), monkeypatch)
+    links = [e for _, state, _ in strict for e in json.loads(state)["events"] if e["type"] == "links"]
+    assert any(e["hex"] for e in links) and not all(e["hex"] for e in links)
+    assert any(e["hex"] != e["square"] for e in links) and any(len(e["gh"]) > len(e["g"]) for e in links)
+    assert not any(e["none"] for e in links) and all(e["from_none"] for e in links)
+    assert all(e["alone"] == [] for e in links)
