@@ -58,6 +58,7 @@ from .expressions import (
     json_converter,
     list_difference,
     local_name,
+    paid_comparison,
     same_value,
     type_of,
 )
@@ -167,6 +168,7 @@ class Codegen:
             "_ld": list_difference, "_mx": _extreme(max), "_mn": _extreme(min),
             "_ax": _arg(max), "_an": _arg(min), "_dv": distinct_values, "_lim": L.limits, "_errs": _ERRORS,
             "_fail": _fail, "_cp": dict.copy,  # (an env's copy: dict.copy is quicker than dict())
+            "_cmp": paid_comparison,
         }
 
     # ------------------------------------------------------------------ entry points
@@ -611,7 +613,11 @@ class _Writer:
             left_ref = self.gen.reference(node.left)
             right_ref = self.gen.reference(node.right)
             if not (is_const(left_ref) or is_const(right_ref)):
-                return None  # two long values compared: paid for by the closure
+                # two values that may be long, paid for (both computed, in order) before they are compared
+                a, b = self.temp(), self.temp()
+                left, right = self.expr(node.left), self.expr(node.right)
+                span = self.name_of(node.span)
+                return f"({a} {symbol} {b} if _cmp(s, ({a} := {left}), ({b} := {right}), {span}) else None)"
         return f"({self.expr(node.left)} {symbol} {self.expr(node.right)})"
 
     def always_bool(self, node: Any, depth: int = 0) -> bool:

@@ -514,14 +514,21 @@ def _sized(t: str) -> bool:
     return t in (T.STR, T.ANY, T.ZONE, T.DICT) or T.is_list(t)
 
 
+def paid_comparison(s: Any, a: Any, b: Any, span: Any) -> bool:
+    """``a`` and ``b`` are about to be compared: two long lists or texts walk each other, which
+    costs the shorter one's length. (True: generated code tests it before it compares.)"""
+    t = type(a)
+    if (t is list or t is str or t is dict) and type(b) is t and len(a) > SMALL and len(b) > SMALL:
+        spend(s, min(len(a), len(b)), span)
+    return True
+
+
 def _sized_comparison(fn: Callable[[Any, Any], Any], left: Fn, right: Fn, span: Any) -> Fn:
-    """Comparing two long lists or texts walks them: it costs the shorter one's length."""
+    """Comparing two values that may be long lists or texts (``paid_comparison``)."""
     def compare(s: Any, e: dict) -> Any:
         a = left(s, e)
         b = right(s, e)
-        t = type(a)
-        if (t is list or t is str or t is dict) and type(b) is t and len(a) > SMALL and len(b) > SMALL:
-            spend(s, min(len(a), len(b)), span)
+        paid_comparison(s, a, b, span)
         return fn(a, b)
 
     return compare

@@ -277,6 +277,21 @@ def test_every_seed_game_generates_code(monkeypatch):
         assert game.link.codegen.units, spec.name
 
 
+def test_no_generated_name_shadows_a_name_of_the_namespace(monkeypatch):
+    """A local of a generated function (``_pc``, a step's program counter; ``_n``, a temp) named
+    as a function of the namespace would hide it in that function alone: every unit of every
+    seed game is checked."""
+    monkeypatch.setattr(codegen, "MODE", "on")
+    for spec in SPECS:
+        for unit in interpreter.load_game(str(spec)).link.codegen.units:
+            fn = next(iter(unit.functions.values()))
+            local = {n.id for n in ast.walk(ast.parse(unit.source)) if isinstance(n, ast.Name)
+                     and isinstance(n.ctx, ast.Store)}
+            local |= {a.arg for n in ast.walk(ast.parse(unit.source)) if isinstance(n, ast.arguments)
+                      for a in n.args}
+            assert not local & set(fn.__globals__), (spec.name, unit.name, local & set(fn.__globals__))
+
+
 def _first_action_in_each_engine(monkeypatch, spec: Path, generated: Any = None,
                                   mode_on: str = "on") -> list[tuple[Any, Any]]:
     """The first legal action of ``spec`` applied with generated code (``mode_on``: "on", or
