@@ -576,18 +576,22 @@ def _joined(s: Any, values: list, limits: Any, span: Any) -> str:
     return ", ".join(parts)
 
 
+def whole_of(v: Any, span: Any) -> int:
+    """`int(v)` (generated code calls it too)."""
+    try:
+        return int(v)
+    except OverflowError:
+        raise RuleError(f"int() of {v}: not a finite number", span) from None
+    except ValueError:
+        raise RuleError(f"int() of {str(v)[:40]!r}: not a whole number", span) from None
+
+
 def b_int(node: A.Call, L: Any) -> Fn:
     (value,) = _args(node, L)
     span = node.span
 
     def whole(s: Any, e: dict) -> int:
-        v = value(s, e)
-        try:
-            return int(v)
-        except OverflowError:
-            raise RuleError(f"int() of {v}: not a finite number", span) from None
-        except ValueError:
-            raise RuleError(f"int() of {str(v)[:40]!r}: not a whole number", span) from None
+        return whole_of(value(s, e), span)
 
     return whole
 

@@ -46,10 +46,12 @@ from .builtins import (
     slides_rays,
     unknown_order,
     whole_numbers,
+    whole_of,
 )
 from .errors import RuleError
 from .expressions import (
     Fn,
+    checked_arith,
     closure_of,
     compile_list,
     const_value,
@@ -97,6 +99,8 @@ _OFFSET = re.compile(r"\(-?[0-9]+ \+ (_[a-z]+[0-9]*|s\.[a-z_]+|e\[_k[0-9]+\])\)\
 def _fail(message: str, span: Any) -> None:
     raise RuleError(message, span)
 
+
+_NUMBERS = (T.INT, T.NUM)  # types whose values are numbers whatever happens (not a value of any type)
 
 # the types whose values a set tells apart as `distinct` does (by equality; not lists, not numbers
 # that may be floats)
@@ -596,9 +600,12 @@ class _Writer:
             return f"_ld(s, {self.expr(node.left)}, {self.expr(node.right)}, {self.name_of(node.span)})"
         symbol = _OPS[op]
         if op in ("+", "-", "*", "/", "//", "%"):
-            if op == "*" and not (T.is_number(left_type) and T.is_number(right_type)):
-                return None  # text or list repetition: bounded before it is made (the closure does it)
             left, right = self.expr(node.left), self.expr(node.right)
+            if op == "*" and not (left_type in _NUMBERS and right_type in _NUMBERS):
+                # a text or a list may be repeated (a value of any type may be one): bounded before
+                # it is made, as the closure does it
+                return (f"{self.name_of(checked_arith)}(s, {self.name_of(op)}, {self.name_of(operator.mul)}, {left}, "
+                        f"{right}, _lim, {self.name_of(node.span)})")
             if op in _FOLDED and _WHOLE.match(left) and _WHOLE.match(right):
                 value = _FOLDED[op](int(left), int(right))
                 if -_BIG < value < _BIG:
@@ -868,6 +875,8 @@ class _Writer:
             return f"_rg(s, {a}, {b}, {self.name_of(L.limits.max_list)}, {self.name_of(node.span)})"
         if func == "abs":
             return f"abs({self.expr(args[0])})"
+        if func == "int":
+            return f"{self.name_of(whole_of)}({self.expr(args[0])}, {self.name_of(node.span)})"
         if func == "dict":  # a record: each field's value as its JSON, as builtins.b_dict
             fields = []
             for key, value in node.kwargs:

@@ -586,20 +586,25 @@ def _arith(op: str, fn: Callable[[Any, Any], Any], left: Fn, right: Fn, t: str, 
     limits = L.limits
 
     def arith_checked(s: Any, e: dict) -> Any:
-        a = left(s, e)
-        b = right(s, e)
-        if op == "*" and (type(a) in (str, list) or type(b) in (str, list)):
-            _check_repeat(s, a, b, limits, span)
-        try:
-            return check_grown(s, fn(a, b), limits, span)
-        except ZeroDivisionError:
-            raise RuleError("division by zero", span) from None
-        except TypeError:
-            raise _operands_error(op, a, b, span) from None
-        except OverflowError:
-            raise RuleError(f"the result of '{op}' is too large for a number", span) from None
+        return checked_arith(s, op, fn, left(s, e), right(s, e), limits, span)
 
     return arith_checked
+
+
+def checked_arith(s: Any, op: str, fn: Callable[[Any, Any], Any], a: Any, b: Any, limits: Any, span: Any) -> Any:
+    """``a op b`` whose result may grow (a text or a list repeated, a large number), checked;
+    an operand the operator does not take is a rule error in the language's words. (Generated
+    code calls it for a `*` of values whose type is known only in play.)"""
+    if op == "*" and (type(a) in (str, list) or type(b) in (str, list)):
+        _check_repeat(s, a, b, limits, span)
+    try:
+        return check_grown(s, fn(a, b), limits, span)
+    except ZeroDivisionError:
+        raise RuleError("division by zero", span) from None
+    except TypeError:
+        raise _operands_error(op, a, b, span) from None
+    except OverflowError:
+        raise RuleError(f"the result of '{op}' is too large for a number", span) from None
 
 
 def _check_repeat(s: Any, a: Any, b: Any, limits: Any, span: Any) -> None:

@@ -1597,3 +1597,54 @@ def test_connected_and_group_are_generated_and_play_as_the_closures(tmp_path, mo
     assert any(e["hex"] != e["square"] for e in links) and any(len(e["gh"]) > len(e["g"]) for e in links)
     assert not any(e["none"] for e in links) and all(e["from_none"] for e in links)
     assert all(e["alone"] == [] for e in links)
+
+
+_ANY_NUMBERS = _one_action_spec("""\
+game: {name: Anything, players: 2}
+variables:
+  v: {type: value, initial: "VALUE"}""", """\
+- emit made(x=EXPRESSION)
+- end game""")
+
+
+@pytest.mark.parametrize("expression, value, expected", [
+    ("int(v)", "'7'", 7),
+    ("int(v)", "2.9", 2),
+    ("int(v)", "'x7'", "int() of 'x7': not a whole number"),
+    ("int(v)", "[1]", "this rule failed: int() argument must be"),
+    ("v * 2", "[1, 2]", [1, 2, 1, 2]),
+    ("3 * v", "'ab'", "ababab"),
+    ("v * 2", "3", 6),
+    ("int(v[0]) * 2", "['4']", 8),
+    ("v * 100000000000", "[1, 2, 3]", "a list would grow past 1,000,000 items"),
+    ("v * 100000000000", "'x'", "a text would grow past"),
+    ("v * v", "[1]", "cannot compute '*' of a list and a list"),
+])
+def test_int_and_a_product_of_values_of_any_type_are_generated_as_the_closures_compute_them(
+        expression, value, expected, monkeypatch):
+    """`int()` and `*` where a side's type is known only in play (a text or a list repeated, or
+    numbers) call the closures' own functions: the same values and errors in both engines, strict
+    included; a repetition is bounded before it is made (generated code once made it first)."""
+    from interpreter.builtins import whole_of
+    from interpreter.expressions import checked_arith
+
+    spec = _ANY_NUMBERS.replace("VALUE", value).replace("EXPRESSION", expression)
+    outcomes = []
+    for mode in ("strict", "off"):
+        monkeypatch.setattr(codegen, "MODE", mode)
+        game = interpreter.game_from_text(spec)
+        if mode == "strict":
+            called = {id(v) for unit in game.link.codegen.units for f in unit.functions.values()
+                      for v in f.__globals__.values()}
+            assert id(whole_of if "int" in expression else checked_arith) in called
+        state = game.new_initial_state(0)
+        try:
+            state.apply_action(state.legal_actions()[0])
+            outcomes.append(next(e["x"] for e in state.events if e["type"] == "made"))
+        except RuleError as exc:
+            outcomes.append(str(exc))
+    assert outcomes[0] == outcomes[1]
+    if isinstance(expected, str) and (" " in expected):
+        assert expected in outcomes[0]
+    else:
+        assert outcomes[0] == expected
