@@ -159,17 +159,12 @@ def nested_size(value: Any, limit: int, max_depth: int = MAX_NESTING) -> int:
         deeper: list = []
         for v in level:
             kind = type(v)
-            if kind is list:
-                deeper.extend(v)
-            elif kind is dict:
-                deeper.extend(v.values())
+            if kind is list or kind is dict:
+                deeper.extend(v if kind is list else v.values())
+                if total + len(deeper) > limit:  # (the next level is past the limit: not gathered whole)
+                    return limit + 1
             elif kind is str:
                 total += len(v) // SMALL
-                continue
-            else:
-                continue
-            if total + len(deeper) > limit:  # (the next level is past the limit: not gathered whole)
-                return limit + 1
         level = deeper
         depth += 1
     return total
