@@ -50,16 +50,21 @@ def path_text(path: str | os.PathLike[str]) -> str:
     return text
 
 
-def compile_text(text: str, path: str = "<string>", root: str | None = None) -> GameDef:
-    """Like compile_file, for text in memory (``path`` names it in messages and resolves `extends`)."""
-    return _compile(path, text, root)
+def compile_text(text: str, path: str = "<string>", root: str | None = None,
+                 files: Mapping[str, str] | None = None) -> GameDef:
+    """Like compile_file, for text in memory (``path`` names it in messages and resolves `extends`).
+
+    With ``files`` (file names relative to one folder, and their texts), `extends` may name
+    only those files and nothing is read from disk: a server compiles pasted text this way.
+    """
+    return _compile(path, text, root, files)
 
 
-def _compile(path: str, text: str | None, root: str | None) -> GameDef:
+def _compile(path: str, text: str | None, root: str | None, files: Mapping[str, str] | None = None) -> GameDef:
     diags = Diagnostics()
     try:
         with hint_budget():
-            return _stages(path, text, root, diags)
+            return _stages(path, text, root, diags, files)
     except RecursionError:  # a last resort: every nesting has its own, smaller limit
         diags.items.clear()
         diags.limit(SourceSpan(path, 1, 1), "the spec nests too deeply to be checked")
@@ -67,8 +72,9 @@ def _compile(path: str, text: str | None, root: str | None) -> GameDef:
         raise
 
 
-def _stages(path: str, text: str | None, root: str | None, diags: Diagnostics) -> GameDef:
-    data = load_with_variants(path, diags, text, root=root)
+def _stages(path: str, text: str | None, root: str | None, diags: Diagnostics,
+            files: Mapping[str, str] | None = None) -> GameDef:
+    data = load_with_variants(path, diags, text, root=root, files=files)
     validate_structure(data, diags, path)
     model = build_model(data, path, diags)
     parse_failed = bool(diags)

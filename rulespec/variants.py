@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterable
+import posixpath
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .errors import Diagnostics, SourceSpan, VariantError, did_you_mean, printable
@@ -56,13 +57,9 @@ def read_top(path: str, root: str, diags: Diagnostics) -> str | None:
     return read_spec_file(real, diags, None, shown=path, file=path)
 
 
-def _base_path(data: PosDict, path: str, root: str, diags: Diagnostics) -> tuple[str, str] | None:
-    """Where the `extends` of ``data`` (read from ``path``) leads: (path as named, real path).
-
-    The policy: `extends` names a .yaml/.yml file by a path relative to the file that names
-    it, and the file (symlinks resolved) must lie inside ``root``. A problem is reported at
-    the `extends` value, and never quotes anything of the file it names.
-    """
+def _extends_ref(data: PosDict, diags: Diagnostics) -> str | None:
+    """The `extends` of ``data`` when it has the shape of a relative spec file name, else None
+    with the problem reported at the `extends` value."""
     ref = data["extends"]
     span = value_span(data, "extends")
     if not isinstance(ref, str) or not ref.strip():
@@ -71,13 +68,42 @@ def _base_path(data: PosDict, path: str, root: str, diags: Diagnostics) -> tuple
     if "\0" in ref:
         diags.error(span, "`extends` cannot hold a NUL character")
         return None
-    if os.path.isabs(ref) or ref.startswith("~"):
+    if os.path.isabs(ref) or posixpath.isabs(ref) or ref.startswith("~"):
         diags.error(span, "`extends` must be a path relative to this file, not an absolute path",
                     "put the base spec in this folder or below it")
         return None
     if not ref.lower().endswith(SPEC_SUFFIXES):
         diags.error(span, "`extends` must name a spec file ending in .yaml or .yml")
         return None
+    return ref
+
+
+def _base_key(data: PosDict, path: str, files: Mapping[str, str], diags: Diagnostics) -> str | None:
+    """The name in ``files`` that the `extends` of ``data`` (read from ``path``) leads to: a
+    path relative to the file naming it, among the given files only (no file is opened)."""
+    ref = _extends_ref(data, diags)
+    if ref is None:
+        return None
+    key = posixpath.normpath(posixpath.join(posixpath.dirname(path), ref.replace("\\", "/")))
+    if key not in files:
+        listed = _listed(sorted(name for name in files if "/" not in name))
+        diags.error(value_span(data, "extends"), f"`extends` may name only a spec given here, not {printable(ref)}",
+                    f"the specs: {listed}" if listed else "no spec is given to extend")
+        return None
+    return key
+
+
+def _base_path(data: PosDict, path: str, root: str, diags: Diagnostics) -> tuple[str, str] | None:
+    """Where the `extends` of ``data`` (read from ``path``) leads: (path as named, real path).
+
+    The policy: `extends` names a .yaml/.yml file by a path relative to the file that names
+    it, and the file (symlinks resolved) must lie inside ``root``. A problem is reported at
+    the `extends` value, and never quotes anything of the file it names.
+    """
+    ref = _extends_ref(data, diags)
+    if ref is None:
+        return None
+    span = value_span(data, "extends")
     folder = os.path.dirname(path)
     base_path = os.path.normpath(os.path.join(folder, ref))
     real = os.path.realpath(base_path)
@@ -90,11 +116,16 @@ def _base_path(data: PosDict, path: str, root: str, diags: Diagnostics) -> tuple
 
 def load_with_variants(path: str, diags: Diagnostics, text: str | None = None,
                        _chain: tuple[str, ...] = (), _span: SourceSpan | None = None,
-                       root: str | None = None, _real: str | None = None) -> Any:
+                       root: str | None = None, _real: str | None = None,
+                       files: Mapping[str, str] | None = None) -> Any:
     """Load ``path`` (or ``text`` named ``path``), resolving ``extends`` recursively.
 
-    Files are read only inside ``root`` (by default the folder of ``path``).
+    Files are read only inside ``root`` (by default the folder of ``path``). With ``files``
+    (names, relative to one folder, and their texts), `extends` may name only those, and
+    nothing is read from disk: the top spec is ``text``.
     """
+    if files is not None:
+        return _load_from(path, text if text is not None else files.get(path, ""), files, diags)
     root = resolve_root(path, root) if not _chain else (root or ".")
     if text is None:
         if _real is None:
@@ -124,6 +155,33 @@ def load_with_variants(path: str, diags: Diagnostics, text: str | None = None,
         diags.error(ref_span, f"`extends` chain deeper than {MAX_EXTENDS_DEPTH} files")
         diags.raise_if_any(VariantError)
     base = load_with_variants(base_path, diags, None, chain, ref_span, root, base_real)
+    return _merged(base, data, base_ref, ref_span, diags)
+
+
+def _load_from(path: str, text: str, files: Mapping[str, str], diags: Diagnostics,
+               chain: tuple[str, ...] = ()) -> Any:
+    """``load_with_variants`` over the texts of ``files`` only."""
+    data = load_yaml(text, path, diags)
+    if not isinstance(data, PosDict) or "extends" not in data:
+        return data
+    ref_span = value_span(data, "extends")
+    key = _base_key(data, path, files, diags)
+    if key is None:
+        diags.raise_if_any(VariantError)
+    assert key is not None
+    chain = chain + (path,)
+    if key in chain:
+        diags.error(ref_span, f"`extends` makes a cycle: {' -> '.join(chain)} -> {key}")
+        diags.raise_if_any(VariantError)
+    if len(chain) > MAX_EXTENDS_DEPTH:
+        diags.error(ref_span, f"`extends` chain deeper than {MAX_EXTENDS_DEPTH} files")
+        diags.raise_if_any(VariantError)
+    base = _load_from(key, files[key], files, diags, chain)
+    return _merged(base, data, str(data["extends"]), ref_span, diags)
+
+
+def _merged(base: Any, data: PosDict, base_ref: str, ref_span: SourceSpan | None, diags: Diagnostics) -> Any:
+    """The variant ``data`` applied to its ``base``: sections merged, then its patches."""
     if not isinstance(base, PosDict):
         diags.error(ref_span, f"{printable(base_ref)} is not a spec (a mapping of sections)")
         diags.raise_if_any(VariantError)
