@@ -33,7 +33,7 @@ from .state import CHANCE, State
 from .stats import Tally, describe, difference, histogram, holm, one_proportion_p, two_proportion_p, welch_p, wilson
 
 __all__ = [
-    "MatchRecord", "SimulationResult", "simulate", "run_match", "match_seeds", "seat_agents", "expand_agents",
+    "MatchRecord", "SimulationResult", "simulate", "simulate_game", "run_match", "match_seeds", "seat_agents", "expand_agents",
     "summarize", "print_summary", "compare", "print_comparison", "plot", "wilson", "two_proportion_p",
     "welch_p", "SIGNIFICANCE", "run_name", "MatchError", "WorkerError", "WorkerLost", "lost_worker", "MAX_GAMES",
     "max_jobs", "win_share",
@@ -415,10 +415,22 @@ def simulate(path: str, games: int, agents: Sequence[str] | None = None, players
     if not 0 <= games <= MAX_GAMES:
         raise ValueError(f"games must be from 0 to {MAX_GAMES}")
     game = load_game(path, players=players, options=options or {}, root=root)
+    return simulate_game(game, path, games, agents, seed, jobs, rotate, keep_moves, progress, root, invariants)
+
+
+def simulate_game(game: Game, spec: str, games: int, agents: Sequence[str] | None = None, seed: int = 0,
+                  jobs: int = 1, rotate: bool = False, keep_moves: bool = False,
+                  progress: Callable[[int], None] | None = None, root: str | None = None,
+                  invariants: bool = False, stop: Callable[[], bool] | None = None) -> SimulationResult:
+    """``simulate`` of a game already loaded (``spec`` names it in the result). With ``stop``
+    (one process only), the run ends before a match when ``stop()`` is true: the result holds
+    the matches played so far."""
+    if not 0 <= games <= MAX_GAMES:
+        raise ValueError(f"games must be from 0 to {MAX_GAMES}")
     n = game.num_players
     # bad names and parameters fail here, before any match; labels are normalised (mcts -> mcts:200)
     seat_specs = [make_agent(spec, game, p, 0).label for p, spec in enumerate(expand_agents(agents, n))]
-    result = SimulationResult(spec=path, game=game.name, players=n, options=dict(game.options),
+    result = SimulationResult(spec=spec, game=game.name, players=n, options=dict(game.options),
                               seat_names=game.seat_names, agents=seat_specs, rotate=rotate, seed=seed,
                               card_kinds=list(game.cards.kind_names),
                               action_names=[a.name for a in game.link.actions.specs],
@@ -429,10 +441,12 @@ def simulate(path: str, games: int, agents: Sequence[str] | None = None, players
             state_seed, agent_seeds = match_seeds(seed, index, n)
             yield index, seat_agents(seat_specs, index, rotate), state_seed, agent_seeds, keep_moves, invariants
 
-    jobs = max(1, min(int(jobs), games, max_jobs())) if games else 1
+    jobs = max(1, min(int(jobs), games, max_jobs())) if games and stop is None else 1
     if jobs == 1:
         counter = MatchCounter(game)
         for index, seats, state_seed, agent_seeds, keep, checked in tasks():
+            if stop is not None and stop():
+                break
             record = run_match(game, seats, state_seed, agent_seeds, index, keep, counter, checked)
             tally_counts([record], result.tally)
             result.records.append(record)
@@ -452,7 +466,7 @@ def simulate(path: str, games: int, agents: Sequence[str] | None = None, players
         if chunk:
             yield chunk
 
-    workers = _Workers(jobs, path, n, dict(game.options), root, game)
+    workers = _Workers(jobs, spec, n, dict(game.options), root, game)
     finished = False
     try:
         for records in workers.run(chunks()):

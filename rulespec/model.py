@@ -6,7 +6,8 @@ string (collecting all syntax errors) and fills structural defaults once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+
+from dataclasses import dataclass, replace
 from typing import Any
 
 from . import ast as A
@@ -263,6 +264,7 @@ class SpecModel:
     tables: tuple[TableDef, ...] = ()
     keep_single_chance: bool = False
     requires: tuple[tuple[A.Expr, str, SourceSpan], ...] = ()  # (condition, message, where) on options
+    action_texts: tuple[tuple[str, str], ...] = ()  # (action, its `description:`), top-level and inline
 
 
 DEFAULT_MAX_ACTIONS = 100_000
@@ -273,6 +275,7 @@ class _Builder:
     def __init__(self, diags: Diagnostics, file: str):
         self.diags = diags
         self.file = file
+        self.action_texts: dict[str, str] = {}  # an action's `description:` (the first written)
 
     # ---- helpers
     def expr(self, container: Any, key: Any) -> A.Expr | None:
@@ -365,6 +368,8 @@ class _Builder:
         return A.If(span, cond, then, orelse) if cond is not None else None
 
     def alternative(self, body: Any, name: str, span: SourceSpan) -> A.Alternative:
+        if isinstance(body.get("description"), str) and body["description"].strip():
+            self.action_texts.setdefault(name, " ".join(body["description"].split()))
         bindings = None
         if "for" in body:
             bindings = parse_bindings(body["for"], self.diags, value_span(body, "for"))
@@ -741,7 +746,7 @@ def build_model(data: Any, file: str, diags: Diagnostics) -> SpecModel:
         if not players:
             diags.error(value_span(game, "players"), "game.players: min is greater than max")
     limits = game.get("limits") or {}
-    return SpecModel(
+    model = SpecModel(
         file=file,
         name=str(game["name"]),
         description=str(game.get("description", "")),
@@ -771,3 +776,4 @@ def build_model(data: Any, file: str, diags: Diagnostics) -> SpecModel:
         variants=b.variants(data),
         heuristic=b.expr(data, "heuristic") if "heuristic" in data else None,
     )
+    return replace(model, action_texts=tuple(b.action_texts.items()))

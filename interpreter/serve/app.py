@@ -1,20 +1,30 @@
 """The Starlette app of ``rulespec serve``: pages, a JSON API and a WebSocket per seat.
 
-Pages are static files of the package; everything else is JSON. Every error reaches the
-browser as ``{"error": message}`` with a status code (a bug as a 500 with no detail: the
-traceback goes to the server's log only). Bodies are bounded before they are parsed.
-Work that may take long (compiling text, bots thinking, simulations) runs in worker
-threads through bounded limiters, so the event loop keeps answering; a person's action and
-a seat's view are one bounded step of the engine, done on the loop.
+The event loop only routes. Every engine call a request causes runs in a worker process
+(``workers``): a table's own for its views and actions, a fresh one for a check of editor
+text, a simulation or an opened log, each under the limits of ``limits.ServerLimits``.
+Request bodies are bounded and passed to the worker unread; answers come back as bytes.
+
+Every request that changes anything (tables, actions, checks, simulations, logs) must be
+JSON (``Content-Type: application/json``) and, when the browser names its origin, come from
+this server's own pages. A seat's link is claimed by the first browser that opens it (a
+cookie it alone holds): another browser gets "seat taken". Every error reaches the browser
+as ``{"error": message}`` with a status code; a bug is a 500 with no detail (the traceback
+goes to the server's log only).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
 import json
 import logging
 import os
 import secrets
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
@@ -23,39 +33,44 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from rulespec import SpecError
-from rulespec.describe import describe
+from .bots import BOT_NAMES
+from .catalog import Catalog
+from .clients import Clients
+from .errors import ServeError
+from .limits import ServerLimits
+from .live import HOST, Finished, Table, Tables, claim_hash
+from .room import HOT_SEAT, payload_json
+from .tables import SPECTATOR
+from .workers import Spawner, Worker, WorkerGone
 
-from ..agents import AgentError
-from ..errors import InterpreterError
-from .catalog import EDITOR_FILE, Catalog, ServeError, diagnostics_json
-from .matches import BOT_NAMES, LiveMatch, Registry, payload_json
-from .replays import MAX_LOG_TEXT, Replays, load_replay
+__all__ = ["create_app", "MAX_BODY", "MAX_LOG_BODY", "CLOSE"]
 
-__all__ = ["create_app", "MAX_BODY", "MAX_SIM_GAMES"]
-
-MAX_BODY = MAX_LOG_TEXT + 100_000  # bytes of a request body
-MAX_SIM_GAMES = 200
+MAX_BODY = 2_000_000  # bytes of a request body (editor text, a table, a simulation)
+MAX_LOG_BODY = 4_200_000  # bytes of an opened match log
 PAGES = {"/": "index.html", "/editor": "editor.html", "/replay": "replay.html", "/simulate": "simulate.html"}
 TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
-         ".css": "text/css; charset=utf-8"}
+         ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml"}
 HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
            "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; connect-src 'self'; "
                                       "frame-ancestors 'none'"}
+# WebSocket close codes the table page turns into a message (and stops reconnecting)
+CLOSE = {"over": 4100, "forbidden": 4403, "unknown": 4404, "taken": 4409, "closed": 4410}
+COOKIE_AGE = 7 * 24 * 3600
+JANITOR_SECONDS = 2.0
 log = logging.getLogger("rulespec.serve")
 
 
 def _json(data: Any, status: int = 200) -> Response:
-    return _json_text(payload_json(data), status)
+    return _bytes(payload_json(data), status)
 
 
-def _json_text(body: str, status: int = 200) -> Response:
-    return Response(body, status, media_type="application/json", headers=HEADERS)
+def _bytes(body: bytes, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(body, status, media_type="application/json", headers={**HEADERS, **(headers or {})})
 
 
 def _error(message: str, status: int) -> Response:
@@ -68,20 +83,124 @@ def _static_files() -> dict[str, bytes]:
             if os.path.splitext(item.name)[1] in TYPES}
 
 
-class Server:
-    """The state of one app: the catalogue, live matches, replays, and the work limiters."""
+def _cookie(token: str) -> str:
+    """The name of the cookie that claims the seat of ``token`` (it does not reveal the token)."""
+    return "rs_" + hashlib.sha256(token.encode("utf-8")).hexdigest()[:24]
 
-    def __init__(self, catalog: Catalog, registry: Registry, replays: Replays, bot_delay: float):
+
+@dataclass
+class Replay:
+    id: str
+    client: str
+    worker: Worker
+    last_seen: float = field(default_factory=time.monotonic)
+
+
+class Server:
+    """One app's state: the served specs, the limits, the clients, the tables, replays and jobs."""
+
+    def __init__(self, catalog: Catalog, limits: ServerLimits, origins: list[str], proxies: list[str]):
         self.catalog = catalog
-        self.registry = registry
-        self.replays = replays
-        self.bot_delay = bot_delay
+        self.limits = limits
+        self.origins = set(origins)
+        self.proxies = set(proxies)
+        self.clients = Clients(limits)
         self.files = _static_files()
-        self.compile_limiter = anyio.CapacityLimiter(2)
-        self.bot_limiter = anyio.CapacityLimiter(4)
-        self.read_limiter = anyio.CapacityLimiter(16)
-        self.sim_limiter = anyio.CapacityLimiter(1)
-        self.tasks: set[asyncio.Task[Any]] = set()
+        names = list(catalog.files)
+        self.spawner = Spawner(limits, names, [catalog.files[n].encode("utf-8") for n in names], catalog.by_id())
+        self.tables = Tables(self.spawner, limits, self.clients)
+        self.replays: dict[str, Replay] = {}
+        self.job_slots: asyncio.Semaphore | None = None
+        self.waiting_jobs = 0
+        specs = json.loads(catalog.specs_json)
+        specs.update(bots=list(BOT_NAMES), limits={"bot_seconds": limits.bot_seconds, "sim_games": limits.sim_games,
+                                                    "bot_iterations": limits.bot_iterations})
+        self.specs_json = payload_json(specs)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        self.job_slots = asyncio.Semaphore(self.limits.jobs)
+        await anyio.to_thread.run_sync(self.spawner.ensure_zygote)
+        janitor = asyncio.get_running_loop().create_task(self.janitor())
+        try:
+            yield
+        finally:
+            janitor.cancel()
+            for table in list(self.tables.live.values()):
+                if table.task is not None:
+                    table.task.cancel()
+            self.spawner.stop_all()
+
+    async def janitor(self) -> None:
+        while True:
+            await asyncio.sleep(JANITOR_SECONDS)
+            try:
+                await self.tables.sweep()
+                now = time.monotonic()
+                for replay in [r for r in self.replays.values() if now - r.last_seen > self.limits.idle]:
+                    self._drop_replay(replay)
+                self.clients.forget_idle(max(600.0, self.limits.idle))
+            except Exception:  # a bug: logged, and the janitor goes on
+                log.exception("janitor")
+
+    # ------------------------------------------------------------------ who asks, and may they
+    def client(self, connection: HTTPConnection) -> str:
+        """The client's key: its address (a trusted proxy's X-Forwarded-For says whose)."""
+        host = connection.client.host if connection.client else "unknown"
+        if host in self.proxies:
+            forwarded = connection.headers.get("x-forwarded-for", "").split(",")[-1].strip()
+            if forwarded:
+                return forwarded[:100]
+        return host
+
+    def same_origin(self, connection: HTTPConnection) -> None:
+        """Refuse a request another site's page made (its Origin is not ours)."""
+        site = connection.headers.get("sec-fetch-site")
+        if site is not None and site not in ("same-origin", "none"):
+            raise ServeError("requests from other sites are refused", 403)
+        origin = connection.headers.get("origin")
+        if origin is None:
+            return  # not a browser's cross-site request (browsers name the origin of those)
+        host = connection.headers.get("host", "")
+        scheme = "https" if connection.url.scheme in ("https", "wss") else "http"
+        if origin != f"{scheme}://{host}" and origin not in self.origins:
+            raise ServeError("requests from other sites are refused", 403)
+
+    def changing(self, request: Request) -> str:
+        """The client of a request that changes something: JSON, from our own pages."""
+        self.same_origin(request)
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            raise ServeError("send JSON (Content-Type: application/json)", 415)
+        return self.client(request)
+
+    def seat(self, connection: HTTPConnection) -> tuple[Table | Finished, int, str | None]:
+        """The table and viewer of a request's token, the seat's claim checked: None when this
+        browser holds it, or the secret of a claim to make when the seat is not claimed yet."""
+        token = connection.path_params["token"]
+        table, viewer = self.tables.find(token)
+        if viewer < 0 and viewer != HOT_SEAT:
+            return table, viewer, None  # the spectator's and the host's links may be shared
+        claim = table.claims.get(viewer)
+        if claim is None:
+            return table, viewer, secrets.token_urlsafe(18)
+        held = connection.cookies.get(_cookie(token))
+        if held is None or not secrets.compare_digest(claim_hash(held), claim):
+            raise ServeError("seat taken: this seat's link was opened in another browser first", 403)
+        return table, viewer, None
+
+    def claim(self, connection: HTTPConnection, table: Table | Finished, viewer: int,
+              secret: str | None) -> dict[str, str]:
+        """Claim the seat for this browser (once its answer is ready): the cookie to set."""
+        if secret is None:
+            return {}
+        if viewer in table.claims:  # another browser claimed it meanwhile
+            raise ServeError("seat taken: this seat's link was opened in another browser first", 403)
+        table.claims[viewer] = claim_hash(secret)
+        token = connection.path_params["token"]
+        secure = "; Secure" if connection.url.scheme in ("https", "wss") else ""
+        return {"Set-Cookie": f"{_cookie(token)}={secret}; Max-Age={COOKIE_AGE}; Path=/; HttpOnly; "
+                              f"SameSite=Strict{secure}"}
 
     # ------------------------------------------------------------------ pages
     async def page(self, request: Request) -> Response:
@@ -93,6 +212,9 @@ class Server:
     async def static(self, request: Request) -> Response:
         return self._file(request.path_params["name"])
 
+    async def favicon(self, request: Request) -> Response:
+        return self._file("favicon.svg")
+
     def _file(self, name: str) -> Response:
         body = self.files.get(name)
         if body is None:
@@ -101,183 +223,209 @@ class Server:
 
     # ------------------------------------------------------------------ specs and the editor
     async def specs(self, request: Request) -> Response:
-        return _json({"specs": [s.info() for s in self.catalog.specs.values()], "bots": list(BOT_NAMES)})
+        return _bytes(self.specs_json)
 
     async def spec_text(self, request: Request) -> Response:
         spec_id = request.path_params["spec"]
-        text = await anyio.to_thread.run_sync(self.catalog.text, spec_id, limiter=self.read_limiter)
+        text = self.catalog.text(spec_id)
+        if text is None:
+            raise ServeError("no such spec on this server", 404)
         return _json({"id": spec_id, "text": text})
 
     async def validate(self, request: Request) -> Response:
-        body = await _body(request)
-        return _json(await anyio.to_thread.run_sync(self._validate, body.get("text"), body.get("base"),
-                                                    limiter=self.compile_limiter))
+        client = self.changing(request)
+        return _bytes(await self.job(client, "validate", await _body(request), self.limits.request_cpu))
 
-    def _validate(self, text: Any, base: Any) -> dict[str, Any]:
+    async def simulate(self, request: Request) -> Response:
+        client = self.changing(request)
+        budget = self.limits.sim_cpu + self.limits.request_cpu
+        return _bytes(await self.job(client, "simulate", await _body(request), budget))
+
+    async def job(self, client: str, op: str, body: bytes, budget: float) -> bytes:
+        """One job in a process of its own: at most ``--jobs`` at once (the rest wait), a few per client."""
+        account = self.clients.get(client)
+        if account.jobs >= self.limits.jobs_per_client:
+            raise ServeError(f"you have {account.jobs} checks or simulations running, the most this server allows "
+                             "one client; wait for them", 429)
+        self.clients.check_cpu(client)
+        if self.waiting_jobs >= 16 * self.limits.jobs:
+            raise ServeError("the server is busy with other checks and simulations; try again soon", 503)
+        assert self.job_slots is not None
+        account.jobs += 1
+        self.waiting_jobs += 1
+        waiting = True
         try:
-            gamedef = self.catalog.compile_editor_text(text, base)
-        except SpecError as exc:
-            file = exc.diagnostics[0].span.file if exc.diagnostics and exc.diagnostics[0].span else EDITOR_FILE
-            editor = next((d.span.file for d in exc.diagnostics if d.span and d.span.file.endswith(EDITOR_FILE)),
-                          file)
-            count = len(exc.diagnostics)
-            return {"ok": False, "diagnostics": diagnostics_json(exc, editor),
-                    "summary": f"{EDITOR_FILE}: {count} problem{'s' if count != 1 else ''}"}
-        return {"ok": True, "diagnostics": [], "name": gamedef.model.name, "describe": describe(gamedef),
-                "summary": f"{EDITOR_FILE}: ok ({gamedef.model.name})"}
+            async with self.job_slots:
+                self.waiting_jobs -= 1
+                waiting = False
+                worker = await self.spawner.start("job")
+                try:
+                    answer = await worker.call(op, {}, [body], budget, self.spawner.wall(budget))
+                finally:
+                    self.spawner.stop(worker)
+        finally:
+            account.jobs -= 1
+            self.waiting_jobs -= waiting
+        self.clients.charge(client, answer.cpu)
+        return answer.raise_error().blobs[0]
 
-    # ------------------------------------------------------------------ matches
-    async def new_match(self, request: Request) -> Response:
-        body = await _body(request)
-        match, links = await anyio.to_thread.run_sync(self._new_match, body, limiter=self.compile_limiter)
-        self.drive(match)
-        return _json(links, 201)
+    # ------------------------------------------------------------------ tables
+    async def new_table(self, request: Request) -> Response:
+        client = self.changing(request)
+        return _json(await self.tables.create(client, await _body(request)), 201)
 
-    def _new_match(self, body: dict[str, Any]) -> tuple[LiveMatch, dict[str, Any]]:
-        options = body.get("options", {})
-        if options is None:
-            options = {}
-        if "text" in body:
-            try:
-                gamedef = self.catalog.compile_editor_text(body.get("text"), body.get("spec"))
-            except SpecError as exc:
-                raise ServeError(f"the spec is not valid: {len(exc.diagnostics)} problem(s); "
-                                 "see the editor's messages", 422) from None
-            game = self.catalog.game(gamedef, body.get("players"), options)
-            file = EDITOR_FILE
-        else:
-            spec, game = self.catalog.served_game(body.get("spec"), body.get("players"), options)
-            file = os.path.basename(spec.path)
-        seats: Any = body.get("seats")
-        return self.registry.create(game, file, seats, body.get("seed"), bool(body.get("hot_seat")))
-
-    # A person's action and a view are one bounded step of the engine (a few milliseconds, and at
-    # most the step budget of RunLimits): done on the event loop, a thread hop would cost more.
     async def table(self, request: Request) -> Response:
-        match, viewer = self.registry.find(request.path_params["token"])
-        return _json_text(match.payload_text(viewer))
+        table, viewer, secret = self.seat(request)
+        body = await self.tables.view(table, viewer, self.client(request))
+        return _bytes(body, headers=self.claim(request, table, viewer, secret))
 
     async def act(self, request: Request) -> Response:
-        match, viewer = self.registry.find(request.path_params["token"])
-        body = await _body(request)
-        match.act(viewer, body.get("action"))
-        match.notify()
-        self.drive(match)
-        return _json_text(match.payload_text(viewer))
+        client = self.changing(request)
+        table, viewer, secret = self.seat(request)
+        body = await self.tables.act(table, viewer, await _body(request), client)
+        return _bytes(body, headers=self.claim(request, table, viewer, secret))
 
     async def match_log(self, request: Request) -> Response:
-        match, _ = self.registry.find(request.path_params["token"])
-        text = await anyio.to_thread.run_sync(match.log_lines, limiter=self.read_limiter)
-        return Response(text, media_type="application/x-ndjson", headers={
+        table, _, _ = self.seat(request)
+        if not isinstance(table, Finished):
+            raise ServeError("the log of a match is given when the match is over", 409)
+        if not table.log:
+            raise ServeError("this match stopped before its end (a rule failed): it has no log", 409)
+        return Response(table.log, media_type="application/x-ndjson", headers={
             **HEADERS, "Content-Disposition": 'attachment; filename="match.jsonl"'})
 
-    def drive(self, match: LiveMatch) -> None:
-        """Let the bots (and chance) of ``match`` move until a person must, in worker threads."""
-        if match.driving or not match.bot_due():
-            return
-        match.driving = True
-        task = asyncio.get_running_loop().create_task(self._drive(match))
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+    def hosted(self, request: Request) -> Table:
+        self.changing(request)
+        table, viewer, _ = self.seat(request)
+        if viewer != HOST:
+            raise ServeError("only the table's host link may do this", 403)
+        if not isinstance(table, Table):
+            raise ServeError("the match is over", 409)
+        return table
 
-    async def _drive(self, match: LiveMatch) -> None:
-        try:
-            limit = 1 if self.bot_delay > 0 else 50
-            while match.bot_due() and match.id in self.registry.matches:
-                if self.bot_delay > 0:
-                    await asyncio.sleep(self.bot_delay)
-                await anyio.to_thread.run_sync(match.step_bots, limit, limiter=self.bot_limiter)
-                match.notify()
-        except Exception:  # a bug: the match stops, the server goes on
-            log.exception("bots of match %s", match.id)
-            match.error = match.error or "internal error while the bots played"
-            match.notify()
-        finally:
-            match.driving = False
+    async def close_table(self, request: Request) -> Response:
+        table = self.hosted(request)
+        await self.tables.close(table, "its host closed it")
+        return _json({"closed": True})
 
+    async def stop_bots(self, request: Request) -> Response:
+        await self.tables.stop_bots(self.hosted(request))
+        return _json({"stopped": True})
+
+    # ------------------------------------------------------------------ the WebSocket of a seat
     async def socket(self, websocket: WebSocket) -> None:
         try:
-            match, viewer = self.registry.find(websocket.path_params["token"])
-        except ServeError:
-            await websocket.close(code=4404)
+            self.same_origin(websocket)
+            table, viewer, secret = self.seat(websocket)
+            if secret is not None:
+                raise ServeError("open the seat's page first (it claims the seat for your browser)", 403)
+        except ServeError as exc:
+            code = {403: CLOSE["taken"] if "seat taken" in str(exc) else CLOSE["forbidden"], 410: CLOSE["closed"]}
+            await websocket.accept()
+            await websocket.close(code.get(exc.status, CLOSE["unknown"]), str(exc)[:120])
             return
         await websocket.accept()
-        changed = asyncio.Event()
-        listener = changed.set
-        match.listeners.add(listener)
+        if isinstance(table, Finished):
+            await self._last(websocket, table, viewer)
+            return
+        key = SPECTATOR if viewer == HOST else viewer
+        table.watchers[key] += 1
         receiving = asyncio.ensure_future(_drain(websocket))
         try:
-            sent = -1
-            while not receiving.done():
-                changed.clear()  # before the version is read: a change after it sets the event again
-                if match.version != sent:
-                    sent = match.version
-                    await websocket.send_text(match.payload_text(viewer))
-                waiting = asyncio.ensure_future(changed.wait())
-                await asyncio.wait({waiting, receiving}, timeout=30, return_when=asyncio.FIRST_COMPLETED)
-                waiting.cancel()
-                if match.id not in self.registry.matches:
-                    break
-        except (WebSocketDisconnect, RuntimeError):
+            await self._push(websocket, table, viewer, receiving)
+        except (WebSocketDisconnect, RuntimeError, OSError):
             pass
         finally:
-            match.listeners.discard(listener)
+            table.watchers[key] -= 1
+            table.last_seen = time.monotonic()
             receiving.cancel()
+
+    async def _push(self, websocket: WebSocket, table: Table, viewer: int, receiving: asyncio.Future[None]) -> None:
+        client = self.client(websocket)
+        sent = -1
+        while not receiving.done():
+            changed = table.changed
+            if not table.live:
+                finished = self.tables.finished.get(table.id)
+                if finished is not None:
+                    await self._last(websocket, finished, viewer)
+                else:
+                    reason = self.tables.closed.get(table.id, ("it is over", 0.0))[0]
+                    await websocket.close(CLOSE["closed"], f"this table was closed: {reason}"[:120])
+                return
+            if table.status["version"] != sent:
+                version = table.status["version"]
+                try:
+                    text = await self.tables.view(table, viewer, client)
+                except ServeError as exc:
+                    if not table.live:
+                        continue  # the table closed: the loop says so
+                    if exc.status == 429:  # the client's CPU for now is spent
+                        await asyncio.sleep(5)
+                        continue
+                    text = payload_json({"error": str(exc), "version": version})
+                sent = version
+                await websocket.send_text(text.decode("utf-8"))
+                continue
+            waiting = asyncio.ensure_future(changed.wait())
+            await asyncio.wait({waiting, receiving}, timeout=30, return_when=asyncio.FIRST_COMPLETED)
+            waiting.cancel()
+
+    async def _last(self, websocket: WebSocket, table: Finished, viewer: int) -> None:
+        await websocket.send_text(table.views[SPECTATOR if viewer == HOST else viewer].decode("utf-8"))
+        await websocket.close(CLOSE["over"], "the match is over")
 
     # ------------------------------------------------------------------ replays
     async def new_replay(self, request: Request) -> Response:
-        body = await _body(request)
-        replay = await anyio.to_thread.run_sync(load_replay, self.catalog, body.get("log"), body.get("match"),
-                                                secrets.token_urlsafe(12), limiter=self.compile_limiter)
-        self.replays.add(replay)
-        return _json({"replay": replay.id, "total": len(replay.actions), "players": replay.game.num_players,
-                      "seats": replay.game.seat_names}, 201)
+        client = self.changing(request)
+        account = self.clients.get(client)
+        if account.replays >= self.limits.replays_per_client:
+            raise ServeError(f"you have {account.replays} logs open, the most this server allows one client", 429)
+        if len(self.replays) >= self.limits.max_replays:
+            raise ServeError("the server has as many logs open as it allows; try again later", 503)
+        self.clients.check_cpu(client)
+        body = await _body(request, MAX_LOG_BODY)
+        replay_id = secrets.token_urlsafe(12)
+        worker = await self.spawner.start("replay")
+        account.replays += 1
+        replay = Replay(replay_id, client, worker)
+        self.replays[replay_id] = replay
+        try:
+            answer = await worker.call("open", {"id": replay_id}, [body], self.limits.request_cpu,
+                                       self.spawner.wall(self.limits.request_cpu))
+            self.clients.charge(client, answer.cpu)
+            head = answer.raise_error().header
+        except ServeError:
+            self._drop_replay(replay)
+            raise
+        return _json({"replay": replay_id, "total": head["total"], "players": head["players"],
+                      "seats": head["seats"]}, 201)
 
     async def replay_view(self, request: Request) -> Response:
-        replay = self.replays.get(request.path_params["replay"])
-        step = _int_param(request, "step", 0)
-        seat = _int_param(request, "seat", -1)
-        return _json(await anyio.to_thread.run_sync(replay.view, step, seat, limiter=self.read_limiter))
+        replay_id = request.path_params["replay"]
+        replay = self.replays.get(replay_id)
+        if replay is None:
+            raise ServeError("no such replay (it may have expired)", 404)
+        replay.last_seen = time.monotonic()
+        client = self.client(request)
+        self.clients.check_cpu(client)
+        try:
+            answer = await replay.worker.call("view", {"step": _int_param(request, "step", 0),
+                                                       "seat": _int_param(request, "seat", -1)},
+                                              (), self.limits.request_cpu, self.spawner.wall(self.limits.request_cpu))
+        except WorkerGone:
+            self._drop_replay(replay)
+            raise
+        self.clients.charge(client, answer.cpu)
+        if answer.header.get("fatal"):
+            self._drop_replay(replay)
+        return _bytes(answer.raise_error().blobs[0])
 
-    # ------------------------------------------------------------------ simulate
-    async def simulate(self, request: Request) -> Response:
-        body = await _body(request)
-        if self.sim_limiter.borrowed_tokens >= self.sim_limiter.total_tokens:
-            raise ServeError("a simulation is running; try again when it is done", 429)
-        return _json(await anyio.to_thread.run_sync(self._simulate, body, limiter=self.sim_limiter))
-
-    def _simulate(self, body: dict[str, Any]) -> dict[str, Any]:
-        from ..simulate import compare, simulate, summarize
-
-        spec, game = self.catalog.served_game(body.get("spec"), body.get("players"), body.get("options") or {})
-        games = body.get("games", 20)
-        if type(games) is not int or not 1 <= games <= MAX_SIM_GAMES:
-            raise ServeError(f"'games' must be a whole number from 1 to {MAX_SIM_GAMES}")
-        agents = body.get("agents") or ["random"]
-        if not isinstance(agents, list) or not all(isinstance(a, str) and a.split(":")[0] in BOT_NAMES
-                                                   and len(a) <= 60 for a in agents):
-            raise ServeError(f"'agents' must list bots: {', '.join(BOT_NAMES)}")
-        runs = [dict(game.options)]
-        variant = body.get("variant")
-        if variant is not None:
-            if not isinstance(variant, dict) or len(variant) > 100:
-                raise ServeError("'variant' must be an object of options")
-            runs.append({**runs[0], **variant})
-        seed = body.get("seed", 0)
-        if type(seed) is not int or not 0 <= seed < 2**64:
-            raise ServeError("'seed' must be a whole number from 0 to 2**64 - 1")
-        results = []
-        for options in runs:
-            self.catalog.game(game.gamedef, game.num_players, options, key=spec.id)  # bad options: a 400
-            results.append(simulate(spec.path, games, agents, game.num_players, options, seed))
-        summaries = []
-        for summary in (summarize(r) for r in results):
-            summary["spec"] = os.path.basename(spec.path)
-            summaries.append(summary)
-        out: dict[str, Any] = {"summaries": summaries}
-        if len(results) == 2:
-            out["comparison"] = compare(results[0], results[1])
-        return out
+    def _drop_replay(self, replay: Replay) -> None:
+        if self.replays.pop(replay.id, None) is not None:
+            account = self.clients.get(replay.client)
+            account.replays = max(0, account.replays - 1)
+        self.spawner.stop(replay.worker)
 
 
 async def _drain(websocket: WebSocket) -> None:
@@ -300,30 +448,25 @@ def _int_param(request: Request, name: str, default: int) -> int:
     return int(text)
 
 
-async def _body(request: Request) -> dict[str, Any]:
-    """The JSON object of a request, read only up to MAX_BODY bytes."""
+async def _body(request: Request, limit: int = MAX_BODY) -> bytes:
+    """The bytes of a request's body, read only up to ``limit`` (the worker parses them)."""
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
-        raise ServeError(f"the request is larger than {MAX_BODY:,} bytes", 413)
+    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+        raise ServeError(f"the request is larger than {limit:,} bytes", 413)
     chunks = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
-        if size > MAX_BODY:
-            raise ServeError(f"the request is larger than {MAX_BODY:,} bytes", 413)
+        if size > limit:
+            raise ServeError(f"the request is larger than {limit:,} bytes", 413)
         chunks.append(chunk)
-    try:
-        data = json.loads(b"".join(chunks).decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise ServeError("the request must be a JSON object") from None
-    if not isinstance(data, dict):
-        raise ServeError("the request must be a JSON object")
-    return data
+    return b"".join(chunks)
 
 
 async def _serve_error(request: Any, exc: Exception) -> Response:
     assert isinstance(exc, ServeError)
-    return _error(str(exc), exc.status)
+    headers = {"Retry-After": "5"} if exc.status == 429 else None
+    return _bytes(payload_json({"error": str(exc)}), exc.status, headers)
 
 
 async def _http_error(request: Any, exc: Exception) -> Response:
@@ -331,41 +474,35 @@ async def _http_error(request: Any, exc: Exception) -> Response:
     return _error(exc.detail or "error", exc.status_code)
 
 
-async def _usage_error(request: Any, exc: Exception) -> Response:
-    return _error(str(exc).splitlines()[0][:500], 400)
-
-
-async def _rule_error(request: Any, exc: Exception) -> Response:
-    return _error(f"error while playing: {str(exc).splitlines()[0][:500]}", 422)
-
-
 async def _internal_error(request: Any, exc: Exception) -> Response:
     log.error("internal error on %s", getattr(request, "url", "?"), exc_info=exc)
     return _error("internal error (the server's log has the details)", 500)
 
 
-def create_app(specs: list[str], max_matches: int = 100, idle: float = 3600.0, bot_delay: float = 0.0,
-               allowed_hosts: list[str] | None = None) -> Starlette:
-    """The app serving ``specs`` (paths; the only files it reads)."""
-    server = Server(Catalog(list(specs)), Registry(max_matches, idle), Replays(), bot_delay)
+def create_app(specs: list[str], limits: ServerLimits | None = None, allowed_hosts: list[str] | None = None,
+               origins: list[str] | None = None, proxies: list[str] | None = None) -> Starlette:
+    """The app serving ``specs`` (paths; the only files it reads, when it is made)."""
+    server = Server(Catalog(list(specs)), limits or ServerLimits(), origins or [], proxies or [])
     routes = [Route(path, server.page) for path in PAGES] + [
         Route("/t/{token}", server.page),
         Route("/static/{name}", server.static),
+        Route("/favicon.ico", server.favicon),
         Route("/api/specs", server.specs),
         Route("/api/specs/{spec}/text", server.spec_text),
         Route("/api/validate", server.validate, methods=["POST"]),
-        Route("/api/matches", server.new_match, methods=["POST"]),
+        Route("/api/matches", server.new_table, methods=["POST"]),
         Route("/api/t/{token}", server.table),
         Route("/api/t/{token}/act", server.act, methods=["POST"]),
         Route("/api/t/{token}/log", server.match_log),
+        Route("/api/t/{token}/close", server.close_table, methods=["POST"]),
+        Route("/api/t/{token}/stop-bots", server.stop_bots, methods=["POST"]),
         Route("/api/replays", server.new_replay, methods=["POST"]),
         Route("/api/replays/{replay}", server.replay_view),
         Route("/api/simulate", server.simulate, methods=["POST"]),
         WebSocketRoute("/ws/{token}", server.socket),
     ]
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)] if allowed_hosts else []
-    handlers: dict[Any, Any] = {ServeError: _serve_error, HTTPException: _http_error, AgentError: _usage_error,
-                                InterpreterError: _rule_error, Exception: _internal_error}
-    app = Starlette(routes=routes, middleware=middleware, exception_handlers=handlers)
+    handlers: dict[Any, Any] = {ServeError: _serve_error, HTTPException: _http_error, Exception: _internal_error}
+    app = Starlette(routes=routes, middleware=middleware, exception_handlers=handlers, lifespan=server.lifespan)
     app.state.server = server
     return app

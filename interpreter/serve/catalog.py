@@ -1,62 +1,39 @@
-"""The specs a server serves, and text from the editor compiled like a file of their folder.
+"""The specs a server serves: read once, when it starts, and known by name from then on.
 
-The server reads no other file: a spec is named by its id in the catalogue, never by a
-path, and the editor's text may `extends:` only a spec of the folder its base spec lies in
-(the compiler's own ``root`` confinement). Text from the browser is untrusted: its size is
-bounded here, and the compiler applies its own limits (depth, aliases, nodes, rules).
+Only the files named on the command line are read, and the files their `extends:` chains
+name (they are part of the spec). Each is known by its name relative to its spec's folder
+(``highhand.yaml``); that folder is never named to a browser. Workers compile these texts
+and nothing else: editor text may `extends:` one of them by its name, and no other file.
+Two different files of the same name are refused when the server starts.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import posixpath
 import re
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 from rulespec import SpecError, compile_file, compile_text
 from rulespec.compiler import GameDef
-from rulespec.errors import Diagnostic, format_diagnostic
 
-from ..errors import OptionError
-from ..game import Game
-
-__all__ = ["ServedSpec", "Catalog", "ServeError", "MAX_TEXT", "diagnostics_json", "EDITOR_FILE"]
-
-MAX_TEXT = 200_000  # characters of spec text the editor may send
-MAX_GAMES_CACHED = 32  # linked games (spec, players, options) kept
-EDITOR_FILE = "editor.yaml"  # the name the editor's text has in messages (in its base spec's folder)
+__all__ = ["ServedSpec", "Catalog", "CatalogError"]
 
 
-class ServeError(Exception):
-    """A request the server refuses: the message for the browser and an HTTP status."""
-
-    def __init__(self, message: str, status: int = 400):
-        super().__init__(message)
-        self.status = status
+class CatalogError(ValueError):
+    """The files named cannot be served together (the server does not start)."""
 
 
 @dataclass
 class ServedSpec:
     id: str
-    path: str  # real path
-    file: str  # as given on the command line (shown)
-    folder: str
-    gamedef: GameDef | None = None
-    error: str | None = None  # why it does not compile
-
-    def info(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "file": os.path.basename(self.file), "error": self.error}
-        model = self.gamedef.model if self.gamedef is not None else None
-        if model is None:
-            return {**out, "name": os.path.basename(self.file), "players": [], "options": [], "variants": []}
-        return {**out, "name": model.name, "players": list(_player_counts(self.gamedef)),
-                "options": [_option_json(o) for o in model.options],
-                "variants": [{"name": v.name, "players": v.players, "options": dict(v.options)}
-                             for v in model.variants]}
+    name: str  # its file name among the served files
+    info: dict[str, Any] = field(default_factory=dict)
 
 
-def _player_counts(gamedef: Any) -> list[int]:
+def _player_counts(gamedef: GameDef) -> list[int]:
     return [p for p in gamedef.model.players if p <= 64][:64]
 
 
@@ -71,130 +48,70 @@ def _option_json(option: Any) -> dict[str, Any]:
     return out
 
 
-def diagnostics_json(error: SpecError, file: str) -> list[dict[str, Any]]:
-    """Each problem with its line and column (in ``file``; 0 when elsewhere) and the text
-    ``rulespec validate`` prints for it."""
-    return [_diagnostic_json(d, error.sources, file) for d in error.diagnostics]
-
-
-def _diagnostic_json(d: Diagnostic, sources: dict[str, str], file: str) -> dict[str, Any]:
-    here = d.span is not None and d.span.file == file
-    return {"line": d.span.line if here and d.span else 0, "col": d.span.col if here and d.span else 0,
-            "message": _shown_paths(d.message), "hint": _shown_paths(d.hint) if d.hint else None,
-            "severity": d.severity,
-            "file": os.path.basename(d.span.file) if d.span else None,
-            "text": _shown_paths(format_diagnostic(d, sources))}
-
-
-_ABSOLUTE = re.compile(r"(?<![\w.])/(?:[\w.-]+/)*([\w.-]+)")
-
-
-def _shown_paths(text: str) -> str:
-    """A message without the server's folders: an absolute path is shown by its last name."""
-    return _ABSOLUTE.sub(r"\1", text)
+def _info(spec_id: str, name: str, gamedef: GameDef | None, error: str | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": spec_id, "file": name, "error": error}
+    if gamedef is None:
+        return {**out, "name": name, "players": [], "options": [], "variants": []}
+    model = gamedef.model
+    return {**out, "name": model.name, "players": _player_counts(gamedef),
+            "options": [_option_json(o) for o in model.options],
+            "variants": [{"name": v.name, "players": v.players, "options": dict(v.options)} for v in model.variants]}
 
 
 class Catalog:
-    """The served specs by id, and a small cache of linked games."""
+    """The served specs by id, and every served file's text by name."""
 
     def __init__(self, paths: list[str]):
         self.specs: dict[str, ServedSpec] = {}
-        self._games: OrderedDict[tuple[Any, ...], Game] = OrderedDict()
+        self.files: dict[str, str] = {}
         for path in paths:
-            self.add(path)
+            self._read(path)
+        for spec in self.specs.values():
+            self._describe(spec)
+        self.specs_json = json.dumps({"specs": [s.info for s in self.specs.values()]},
+                                     separators=(",", ":")).encode("utf-8")
 
-    def add(self, path: str) -> ServedSpec:
+    def _read(self, path: str) -> None:
         real = os.path.realpath(path)
-        base = re.sub(r"[^a-z0-9]+", "-", os.path.splitext(os.path.basename(real))[0].lower()).strip("-") or "spec"
+        folder = os.path.dirname(real)
+        name = os.path.basename(real)
+        unread = None
+        try:
+            sources = dict(compile_file(real).sources)
+        except SpecError as exc:
+            sources = dict(exc.sources)
+            unread = str(exc).splitlines()[0].replace(real, name).replace(path, name)
+        for file, text in sources.items():
+            self._add(posixpath.normpath(os.path.relpath(os.path.realpath(file), folder).replace(os.sep, "/")),
+                      text)
+        base = re.sub(r"[^a-z0-9]+", "-", os.path.splitext(name)[0].lower()).strip("-") or "spec"
         spec_id = base
         k = 2
         while spec_id in self.specs:
             spec_id = f"{base}-{k}"
             k += 1
-        spec = ServedSpec(spec_id, real, path, os.path.dirname(real))
+        self.specs[spec_id] = ServedSpec(spec_id, name)
+        if name not in self.files:  # not read at all (missing, not a file, not UTF-8): that is its error
+            self.specs[spec_id].info = _info(spec_id, name, None, unread)
+
+    def _add(self, name: str, text: str) -> None:
+        if self.files.get(name, text) != text:
+            raise CatalogError(f"two different files named {name} would be served; serve one of them, or rename one")
+        self.files[name] = text
+
+    def _describe(self, spec: ServedSpec) -> None:
+        if spec.info:
+            return
         try:
-            spec.gamedef = compile_file(real)
+            gamedef = compile_text(self.files[spec.name], spec.name, files=self.files)
         except SpecError as exc:
-            spec.error = _shown_paths(str(exc).splitlines()[0])
-        self.specs[spec_id] = spec
-        return spec
+            spec.info = _info(spec.id, spec.name, None, str(exc).splitlines()[0])
+            return
+        spec.info = _info(spec.id, spec.name, gamedef, None)
 
-    def get(self, spec_id: Any) -> ServedSpec:
+    def text(self, spec_id: Any) -> str | None:
         spec = self.specs.get(spec_id) if isinstance(spec_id, str) else None
-        if spec is None:
-            raise ServeError("no such spec on this server", 404)
-        return spec
+        return None if spec is None else self.files.get(spec.name, "")
 
-    def text(self, spec_id: Any) -> str:
-        spec = self.get(spec_id)
-        with open(spec.path, encoding="utf-8", errors="replace") as f:
-            return f.read(MAX_TEXT + 1)[:MAX_TEXT]
-
-    def default_folder(self) -> str | None:
-        first = next(iter(self.specs.values()), None)
-        return first.folder if first is not None else None
-
-    def compile_editor_text(self, text: Any, base: Any = None) -> GameDef:
-        """The editor's text compiled as the file ``editor.yaml`` of its base spec's folder
-        (`extends:` may name only specs there); SpecError when it is not valid."""
-        if not isinstance(text, str):
-            raise ServeError("'text' must be the spec's text")
-        if len(text) > MAX_TEXT:
-            raise ServeError(f"the text is longer than {MAX_TEXT:,} characters", 413)
-        folder = self.get(base).folder if base else self.default_folder()
-        if folder is None:
-            return compile_text(text, EDITOR_FILE, root=_EMPTY.folder())  # `extends` leads nowhere
-        return compile_text(text, os.path.join(folder, EDITOR_FILE), root=folder)
-
-    def game(self, gamedef: GameDef, players: Any, options: Any, key: Any = None) -> Game:
-        """A linked game; the same (spec, players, options) is linked once (``key`` names the spec)."""
-        players = _players(players)
-        if not isinstance(options, dict) or len(options) > 100:
-            raise ServeError("'options' must be an object of at most 100 options")
-        cache_key = None
-        if key is not None:
-            cache_key = (key, players, tuple(sorted((k, repr(v)) for k, v in options.items())))
-            hit = self._games.get(cache_key)
-            if hit is not None:
-                self._games.move_to_end(cache_key)
-                return hit
-        try:
-            game = Game(gamedef, players, options)
-        except OptionError as exc:
-            raise ServeError(str(exc)) from None
-        if cache_key is not None:
-            self._games[cache_key] = game
-            while len(self._games) > MAX_GAMES_CACHED:
-                self._games.popitem(last=False)
-        return game
-
-    def served_game(self, spec_id: Any, players: Any, options: Any) -> tuple[ServedSpec, Game]:
-        spec = self.get(spec_id)
-        if spec.gamedef is None:
-            raise ServeError(f"{spec.file} is not valid: {spec.error}", 422)
-        return spec, self.game(spec.gamedef, players, options, key=spec.id)
-
-
-def _players(value: Any) -> int | None:
-    if value is None:
-        return None
-    if type(value) is not int or not 1 <= value <= 64:
-        raise ServeError("'players' must be a whole number from 1 to 64")
-    return value
-
-
-@dataclass
-class _EmptyFolder:
-    """A folder with nothing in it: the root of editor text when no spec is served."""
-
-    path: str | None = field(default=None)
-
-    def folder(self) -> str:
-        if self.path is None:
-            import tempfile
-
-            self.path = tempfile.mkdtemp(prefix="rulespec-serve-")
-        return self.path
-
-
-_EMPTY = _EmptyFolder()
+    def by_id(self) -> dict[str, str]:
+        return {spec_id: spec.name for spec_id, spec in self.specs.items()}

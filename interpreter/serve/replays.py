@@ -1,9 +1,10 @@
-"""Match logs sent from the browser, to step through from any seat's view.
+"""Match logs sent from the browser, to step through from any seat's view (in a worker).
 
 A log is untrusted: it is read by ``iter_log`` (bounds on size, lines, numbers) from a
 private temporary file, its spec must be one the server serves (matched by file name;
 the log's path is never followed), and it is checked action by action by ``replay_match``.
 States are kept every ``CHECKPOINT`` actions, so a step back replays at most that many.
+``ReplayRoom`` holds one such log in its worker process and answers its views.
 """
 
 from __future__ import annotations
@@ -11,17 +12,18 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..replay import LogError, LoggedMatch, check_logged_game, iter_log, replay_match
 from ..state import State
-from .catalog import Catalog, ServeError
-from .tables import SPECTATOR, LogBook, layout, seat_view, snapshot
+from .errors import ServeError
+from .room import payload_json
+from .limits import ServerLimits
+from .specs import ServedFiles, game_of, request_body
+from .tables import SPECTATOR, LogBook, Wording, layout, seat_view, snapshot
 
-__all__ = ["Replay", "Replays", "load_replay", "MAX_LOG_TEXT", "CHECKPOINT"]
+__all__ = ["Replay", "ReplayRoom", "load_replay", "MAX_LOG_TEXT", "CHECKPOINT"]
 
 MAX_LOG_TEXT = 4_000_000  # characters of a log sent to the server
 MAX_REPLAY_ACTIONS = 200_000
@@ -35,7 +37,10 @@ class Replay:
     header: dict[str, Any]
     actions: list[int]
     checkpoints: dict[int, State] = field(default_factory=dict)
-    last_active: float = field(default_factory=time.monotonic)
+
+    def __post_init__(self) -> None:
+        self.words = Wording(self.game)
+        self.layout = layout(self.game)
 
     def state_at(self, step: int) -> tuple[State, LogBook]:
         """The state after ``step`` actions, and the log of those actions."""
@@ -64,15 +69,15 @@ class Replay:
             raise ServeError(f"'seat' must be from {SPECTATOR} (spectator) to {n - 1}")
         step = max(0, min(step, len(self.actions)))
         state, book = self.state_at(step)
-        out = seat_view(state, viewer, book, may_act=False)
-        out.update(step=step, total=len(self.actions), layout=layout(self.game), over=state.is_terminal(),
+        out = seat_view(state, viewer, book, False, self.words)
+        out.update(step=step, total=len(self.actions), layout=self.layout, over=state.is_terminal(),
                    seats=[{"seat": p, "name": name, "kind": str((self.header.get("agents") or ["?"] * n)[p])}
                           for p, name in enumerate(self.game.seat_names)],
                    spec=str(self.header.get("spec")), replay=self.id)
         return out
 
 
-def load_replay(catalog: Catalog, text: Any, match: Any = None, replay_id: str = "") -> Replay:
+def load_replay(files: ServedFiles, text: Any, match: Any = None, replay_id: str = "") -> Replay:
     """The match ``match`` (default: the first) of a log's text, checked against a served spec."""
     if not isinstance(text, str) or not text.strip():
         raise ServeError("'log' must be the text of a match log")
@@ -81,11 +86,11 @@ def load_replay(catalog: Catalog, text: Any, match: Any = None, replay_id: str =
     if match is not None and (type(match) is not int or match < 0):
         raise ServeError("'match' must be a whole number")
     logged = _read_match(text, match)
-    spec = _served_spec_of(catalog, logged)
+    gamedef = _served_spec_of(files, logged)
     header = logged.header
     if len(logged.actions) > MAX_REPLAY_ACTIONS:
         raise ServeError(f"the match has more than {MAX_REPLAY_ACTIONS:,} actions", 413)
-    game = catalog.game(spec.gamedef, header["players"], dict(header["options"]), key=spec.id)
+    game = game_of(gamedef, header["players"], dict(header["options"]))
     try:
         check_logged_game(logged, game)
         replay = Replay(replay_id, game, header, [])
@@ -124,38 +129,29 @@ def _without_folder(message: str, folder: str | None = None) -> str:
     return message.replace(tempfile.gettempdir() + os.sep, "")
 
 
-def _served_spec_of(catalog: Catalog, logged: LoggedMatch) -> Any:
+def _served_spec_of(files: ServedFiles, logged: LoggedMatch) -> Any:
     named = logged.header.get("spec")
     base = os.path.basename(str(named).replace("\\", "/"))
-    for spec in catalog.specs.values():
-        if os.path.basename(spec.path) == base and spec.gamedef is not None:
-            return spec
+    for spec_id, name in files.specs.items():
+        if name == base:
+            return files.served(spec_id)[0]
     raise ServeError(f"the log is of {base[:100]!r}, which this server does not serve", 404)
 
 
-class Replays:
-    """Replays kept for stepping (bounded; idle ones expire)."""
+class ReplayRoom:
+    """One log being stepped through."""
 
-    def __init__(self, max_replays: int = 50, idle: float = 3600.0):
-        self.max_replays = max_replays
-        self.idle = idle
-        self.items: dict[str, Replay] = {}
-        self.lock = threading.Lock()
+    def __init__(self, files: ServedFiles, limits: ServerLimits):
+        self.files = files
+        self.replay: Replay | None = None
 
-    def add(self, replay: Replay) -> None:
-        with self.lock:
-            now = time.monotonic()
-            for key in [k for k, r in self.items.items() if now - r.last_active > self.idle]:
-                del self.items[key]
-            while len(self.items) >= self.max_replays:
-                oldest = min(self.items, key=lambda k: self.items[k].last_active)
-                del self.items[oldest]
-            self.items[replay.id] = replay
-
-    def get(self, replay_id: Any) -> Replay:
-        with self.lock:
-            replay = self.items.get(replay_id) if isinstance(replay_id, str) else None
-            if replay is None:
-                raise ServeError("no such replay (it may have expired)", 404)
-            replay.last_active = time.monotonic()
-            return replay
+    def handle(self, op: str, header: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+        if op == "open":
+            body = request_body(blobs)
+            replay = load_replay(self.files, body.get("log"), body.get("match"), str(header.get("id", "")))
+            self.replay = replay
+            return {"total": len(replay.actions), "players": replay.game.num_players,
+                    "seats": replay.game.seat_names}, []
+        if op == "view" and self.replay is not None:
+            return {}, [payload_json(self.replay.view(header.get("step"), header.get("seat")))]
+        raise ServeError(f"unknown request {op!r}", 500)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import socket
 from typing import TextIO
 
+from .limits import ServerLimits
+
 __all__ = ["run_server", "bind", "LOOPBACK_NAMES"]
 
 LOOPBACK_NAMES = ["127.0.0.1", "localhost"]
@@ -33,19 +35,21 @@ def url_of(sock: socket.socket, host: str) -> str:
     return f"http://{shown}:{port}/"
 
 
-def run_server(specs: list[str], host: str, port: int, out: TextIO, max_matches: int = 100, idle: float = 3600.0,
-               bot_delay: float = 0.4) -> None:
+def run_server(specs: list[str], host: str, port: int, out: TextIO, limits: ServerLimits | None = None,
+               origins: list[str] | None = None, proxies: list[str] | None = None) -> None:
+    """Serve until Ctrl-C. The specs are read (and checked) before the port is bound."""
     import uvicorn
 
     from .app import create_app
 
-    sock = bind(host, port)
     loopback = host in LOOPBACK_NAMES
-    app = create_app(specs, max_matches=max_matches, idle=idle, bot_delay=bot_delay,
-                     allowed_hosts=LOOPBACK_NAMES if loopback else None)
+    app = create_app(specs, limits, allowed_hosts=LOOPBACK_NAMES if loopback else None, origins=origins,
+                     proxies=proxies)
+    sock = bind(host, port)
     print(f"rulespec playground: {url_of(sock, host)}  (Ctrl-C stops it)", file=out, flush=True)
     if not loopback:
-        print("note: listening beyond this machine; seat links are the only key to a seat", file=out, flush=True)
+        print("note: listening beyond this machine; seat links are the only key to a seat, and the limits of "
+              "rulespec serve --help hold for every client", file=out, flush=True)
     config = uvicorn.Config(app, log_level="warning", ws_max_size=1 << 20, timeout_graceful_shutdown=2,
                             timeout_keep_alive=30)
     uvicorn.Server(config).run(sockets=[sock])

@@ -5,7 +5,11 @@ engine), the seat's own legal actions when it is the seat deciding (their labels
 ones the terminal shows that player), and an action log in which every card name the
 viewer may not see after the action is replaced by "a card" (``LogBook``). The browser
 never receives the true state. ``layout`` is the static shape of the table (board, zones,
-seats) that the page draws the view into.
+seats, pieces by the names the log uses, how to play) that the page draws the view into.
+
+Words come from the engine, as ``rulespec play`` prints them: events as its lines
+(``EventText``), actions by their labels and the step of a turn by its actions' names and
+the spec's ``description:`` of each.
 """
 
 from __future__ import annotations
@@ -15,13 +19,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rulespec import types as T
+from rulespec.describe import describe
 from rulespec.zones import kind_of
 
 from ..game import Game
+from ..play import EventText
 from ..state import CHANCE, State
 from ..visibility import visible_cards
 
-__all__ = ["SPECTATOR", "layout", "action_targets", "LogBook", "seat_view", "MAX_EVENTS", "MAX_LOG"]
+__all__ = ["SPECTATOR", "layout", "action_targets", "LogBook", "seat_view", "MAX_EVENTS", "MAX_LOG", "Wording"]
 
 SPECTATOR = -1  # the viewer who is no seat: sees what every seat may see
 MAX_EVENTS = 40  # the latest events sent with a view
@@ -29,7 +35,8 @@ MAX_LOG = 40  # the latest log lines sent with a view
 
 
 def layout(game: Game) -> dict[str, Any]:
-    """The static shape of the table: board size and cell names, zones and their kinds, seats."""
+    """The static shape of the table: board size and cell names, zones and their kinds, seats,
+    each piece by the name the log gives it, and how to play (the rules a player learns from)."""
     link = game.link
     board = game.board
     zones = [{"name": name, "label": z.label or name.replace("_", " "), "kind": kind_of(z).per or "shared",
@@ -41,7 +48,26 @@ def layout(game: Game) -> dict[str, Any]:
         "options": dict(game.options),
         "board": None if board is None else {"rows": board.rows, "cols": board.cols, "cells": list(board.names)},
         "zones": zones,
+        "pieces": list(link.piece_label),
+        "how_to_play": describe(game.gamedef, "players"),
     }
+
+
+class Wording:
+    """The words of a table: events as ``rulespec play`` prints them, actions' names and descriptions."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.events = EventText(game)
+        self.about = dict(game.gamedef.model.action_texts)
+
+    def action_name(self, action: int) -> str:
+        spec = self.game.link.actions.find(action)
+        return spec.name if spec is not None else ""
+
+    def step(self, names: list[str]) -> dict[str, Any]:
+        """The step of a turn a seat is at: the actions it may take now, each with its description."""
+        return {"actions": names, "about": {n: self.about[n] for n in names if n in self.about}}
 
 
 def action_targets(game: Game, action: int) -> dict[str, Any] | None:
@@ -112,20 +138,22 @@ class LogBook:
                 for i, (p, texts) in enumerate(self.entries[start:])]
 
 
-def seat_view(state: State, viewer: int, book: LogBook, may_act: bool) -> dict[str, Any]:
-    """The view of ``viewer`` (a seat, or SPECTATOR): the observation, the seat's legal actions
-    (when ``may_act`` and it is deciding) and the log as it may read it."""
+def seat_view(state: State, viewer: int, book: LogBook, may_act: bool, words: Wording) -> dict[str, Any]:
+    """The view of ``viewer`` (a seat, or SPECTATOR): the observation (its events with their
+    text), the seat's legal actions and the step it is at (when ``may_act`` and it is
+    deciding), and the log as it may read it."""
     game = state.game
     obs = state.observation(viewer)
     events = obs.pop("events", [])
-    obs["events"] = events[-MAX_EVENTS:]
+    obs["events"] = [{**e, "text": words.events.line(e)} for e in events[-MAX_EVENTS:]]
     obs["events_total"] = len(events)
-    out: dict[str, Any] = {"view": obs, "you": viewer, "log": book.lines(viewer), "actions": []}
+    out: dict[str, Any] = {"view": obs, "you": viewer, "log": book.lines(viewer), "actions": [], "step": None}
     pending = state.pending
     if may_act and not state.is_terminal() and pending is not None and pending.player == viewer >= 0:
-        out["actions"] = [{"id": a, "label": state.action_to_string(a),
+        out["actions"] = [{"id": a, "label": state.action_to_string(a), "name": words.action_name(a),
                            "target": _piece_cell(state, action_targets(game, a))}  # type: ignore[arg-type]
                           for a in state.legal_actions()]
+        out["step"] = words.step(list(dict.fromkeys(a["name"] for a in out["actions"])))
     deciding = state.current_player()
     out["deciding"] = None if state.is_terminal() else ("chance" if deciding == CHANCE else deciding)
     return out

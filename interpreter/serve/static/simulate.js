@@ -41,14 +41,18 @@ document.addEventListener("DOMContentLoaded", async () => {
     const chosen = document.getElementById("variant").value;
     const text = document.getElementById("variant-options").value.trim();
     try {
-      if (chosen !== "") request.variant = Setup.current().variants[Number(chosen)].options;
-      else if (text) request.variant = JSON.parse(text);
+      if (chosen !== "") {
+        const variant = Setup.current().variants[Number(chosen)];
+        request.variant = variant.options || {};
+        if (variant.players) request.variant_players = variant.players;
+      } else if (text) request.variant = JSON.parse(text);
     } catch (error) { message.textContent = "the options are not JSON"; return; }
     const results = document.getElementById("results");
     results.replaceChildren(RS.el("p", { class: "muted", text: "running\u2026" }));
     try {
       const data = await RS.api("POST", "/api/simulate", request);
       const parts = data.summaries.map((s, i) => Sim.summary(s, data.summaries.length > 1 ? (i ? "B: variant" : "A: as set") : "Results"));
+      if (data.stopped) parts.unshift(RS.el("div", { class: "panel notice", id: "stopped", text: data.stopped }));
       if (data.comparison) parts.push(Sim.comparison(data.comparison));
       results.replaceChildren(...parts);
     } catch (error) {

@@ -1,0 +1,206 @@
+"""The server's side of its worker processes: starting them, asking them, stopping them.
+
+Workers are forked by the zygote (``zygote.py``, a process that has imported the engine once),
+so a new one costs a fork, not an import. Each gets one end of a socket pair; the server asks
+it one request at a time (``Worker.call``) and waits for the answer without blocking its event
+loop. A worker that does not answer in time (its CPU budget, a margin, and the wall clock of a
+loaded machine) is killed: the caller gets ``WorkerGone``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from .errors import ServeError
+from .limits import ServerLimits
+from .wire import encode, read_frame_async
+
+__all__ = ["Spawner", "Worker", "WorkerGone", "Answer", "ZYGOTE_MODULE"]
+
+ZYGOTE_MODULE = "interpreter.serve.zygote"
+SLACK = 4.0  # a worker has this many times its CPU budget of wall clock (plus START_SECONDS) to answer
+START_SECONDS = 10.0
+
+
+class WorkerGone(ServeError):
+    """A worker that ended (or was killed) before it answered."""
+
+    def __init__(self, message: str):
+        super().__init__(message, 503, fatal=True)
+
+
+@dataclass
+class Answer:
+    header: dict[str, Any]
+    blobs: list[bytes] = field(default_factory=list)
+
+    @property
+    def cpu(self) -> float:
+        value = self.header.get("cpu", 0.0)
+        return float(value) if isinstance(value, (int, float)) else 0.0
+
+    def raise_error(self) -> Answer:
+        """The answer itself, or the ServeError it carries."""
+        if "error" in self.header:
+            error = ServeError(str(self.header["error"]), int(self.header.get("status", 500)),
+                               bool(self.header.get("fatal")))
+            error.cpu = self.cpu  # type: ignore[attr-defined]
+            raise error
+        return self
+
+
+class Worker:
+    """One worker process and the server's end of its socket: one request at a time."""
+
+    def __init__(self, kind: str, pid: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        self.kind = kind
+        self.pid = pid
+        self.reader = reader
+        self.writer = writer
+        self.lock = asyncio.Lock()
+        self.busy_since: float | None = None
+        self.alive = True
+
+    async def call(self, op: str, header: dict[str, Any] | None = None, blobs: Sequence[bytes] = (),
+                   budget: float | None = None, wall: float | None = None) -> Answer:
+        """The worker's answer to one request (its ``error``, if any, is left to the caller)."""
+        message = encode({**(header or {}), "op": op, **({"budget": budget} if budget else {})}, blobs)
+        async with self.lock:
+            if not self.alive:
+                raise WorkerGone("the worker of this table has stopped")
+            self.busy_since = asyncio.get_running_loop().time()
+            try:
+                self.writer.write(message)
+                await self.writer.drain()
+                head, out = await asyncio.wait_for(read_frame_async(self.reader), wall or START_SECONDS)
+            except (EOFError, OSError, asyncio.TimeoutError, ValueError):
+                self.kill()
+                raise WorkerGone("the worker of this table stopped answering") from None
+            finally:
+                self.busy_since = None
+        return Answer(head, out)
+
+    def lower_priority(self, nice: int = 10) -> None:
+        """From now on this worker yields the CPU to the others (its requests cost much)."""
+        try:
+            current = os.getpriority(os.PRIO_PROCESS, self.pid)
+            if current < nice:
+                os.setpriority(os.PRIO_PROCESS, self.pid, nice)
+        except (OSError, ProcessLookupError):
+            pass
+
+    def kill(self) -> None:
+        if not self.alive:
+            return
+        self.alive = False
+        try:
+            self.writer.close()
+        except (OSError, RuntimeError):
+            pass
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+class Spawner:
+    """Starts workers of every kind, each told the limits and the served files when it starts."""
+
+    def __init__(self, limits: ServerLimits, names: list[str], texts: list[bytes], specs: dict[str, str]):
+        self.limits = limits
+        self.hello = encode({"limits": limits.to_json(), "names": names, "specs": specs}, texts)
+        self.workers: set[Worker] = set()
+        self._zygote: subprocess.Popen[bytes] | None = None
+        self._control: socket.socket | None = None
+        self._lock = threading.Lock()
+
+    def ensure_zygote(self) -> None:
+        """The zygote, started (again) when it is not running. Blocking: call it in a thread."""
+        if self._zygote is not None and self._zygote.poll() is None:
+            return
+        ours, theirs = socket.socketpair()
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        try:
+            self._zygote = subprocess.Popen([sys.executable, "-m", ZYGOTE_MODULE, str(theirs.fileno())],
+                                            pass_fds=[theirs.fileno()], env=env, stdin=subprocess.DEVNULL)
+        finally:
+            theirs.close()
+        if self._control is not None:
+            self._control.close()
+        self._control = ours
+
+    def _fork(self, kind: str, fd: int) -> int:
+        """A new worker's pid (blocking: called in a thread)."""
+        with self._lock:
+            for _ in range(2):  # a zygote that died is started again, once
+                self.ensure_zygote()
+                assert self._control is not None
+                try:
+                    socket.send_fds(self._control, [kind.encode("ascii") + b"\n"], [fd])
+                    answer = b""
+                    while not answer.endswith(b"\n"):
+                        chunk = self._control.recv(64)
+                        if not chunk:
+                            raise EOFError
+                        answer += chunk
+                    return int(answer)
+                except (OSError, EOFError, ValueError):
+                    if self._zygote is not None:
+                        self._zygote.kill()
+                        self._zygote.wait()
+            raise WorkerGone("a worker process could not start")
+
+    async def start(self, kind: str) -> Worker:
+        parent, child = socket.socketpair()
+        try:
+            pid = await anyio.to_thread.run_sync(self._fork, kind, child.fileno())
+        finally:
+            child.close()
+        if pid <= 0:
+            parent.close()
+            raise WorkerGone("a worker process could not start")
+        reader, writer = await asyncio.open_unix_connection(sock=parent)
+        worker = Worker(kind, pid, reader, writer)
+        self.workers.add(worker)
+        try:
+            writer.write(self.hello)
+            await writer.drain()
+            head, _ = await asyncio.wait_for(read_frame_async(reader), START_SECONDS)
+            if not head.get("ok"):
+                raise EOFError
+        except (EOFError, OSError, asyncio.TimeoutError, ValueError):
+            self.stop(worker)
+            raise WorkerGone("a worker process could not start") from None
+        return worker
+
+    def wall(self, budget: float) -> float:
+        """The wall-clock time a request with this CPU budget may take before its worker is killed."""
+        return budget * SLACK + START_SECONDS
+
+    def stop(self, worker: Worker | None) -> None:
+        if worker is not None:
+            worker.kill()
+            self.workers.discard(worker)
+
+    def stop_all(self) -> None:
+        for worker in list(self.workers):
+            worker.kill()
+        self.workers.clear()
+        if self._zygote is not None:
+            self._zygote.kill()
+            self._zygote.wait()
+            self._zygote = None
+        if self._control is not None:
+            self._control.close()
+            self._control = None
