@@ -195,7 +195,7 @@ class Tables:
         return answer.raise_error()
 
     def _gone(self, table: Table) -> ServeError:
-        reason = self.closed.get(table.id, ("it is over", 0.0))[0]
+        reason = self.closed.get(table.id, ("it ended", 0.0))[0]
         return ServeError(f"this table was closed: {reason}", 410)
 
     def _update(self, table: Table, answer: Answer) -> None:
@@ -222,19 +222,27 @@ class Tables:
 
     # ------------------------------------------------------------------ what a viewer sees and does
     async def view(self, table: Table | Finished, viewer: int, client: str) -> bytes:
-        """The viewer's payload now (asked of the table once per version)."""
+        """The viewer's payload now (asked of the table once per version; a table that ends
+        meanwhile answers with its last view)."""
         key = SPECTATOR if viewer == HOST else viewer
-        if isinstance(table, Finished):
-            return table.views[key]
         while True:
-            version = table.status["version"]
+            if isinstance(table, Finished):
+                return table.views[key]
+            if not table.live:
+                finished = self.finished.get(table.id)
+                if finished is None:
+                    raise self._gone(table)
+                table = finished
+                continue
             hit = table.views.get(key)
             if hit is not None:
                 return hit
             self.clients.check_cpu(client)
-            await self.ask(table, client, "view", {"want": [key]})
-            if table.status["version"] == version and key in table.views:
-                return table.views[key]
+            try:
+                await self.ask(table, client, "view", {"want": [key]})
+            except ServeError:
+                if table.id not in self.finished:
+                    raise  # (a table that finished meanwhile answers with its last view)
 
     async def act(self, table: Table | Finished, viewer: int, body: bytes, client: str) -> bytes:
         if isinstance(table, Finished) or table.status["over"] or table.status["failed"]:
