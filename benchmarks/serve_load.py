@@ -3,6 +3,11 @@
     python benchmarks/serve_load.py                       # 50 seats, 60 s
     python benchmarks/serve_load.py --seats 10 --seconds 10
     python benchmarks/serve_load.py --think 1             # each seat thinks 0-2 s before a move
+    python benchmarks/serve_load.py --hostile --seats 40 --seconds 60 --think 0.5
+        # 20 ordinary tables play for 60 s alone, then 60 s more while a hostile tenant runs the
+        # label bomb (a posted spec whose every view costs ~30 s of CPU) and the bot bomb (tables of
+        # the strongest bots it may ask for, thinking all the time); the ordinary tables' p95 in both
+        # phases, their ratio (the target: at most 2) and their errors (the target: 0)
 
 Starts the server in a subprocess on 127.0.0.1 (loopback only, a free port), then runs
 ``seats / 2`` tables of two people each (High Hand and Highjack in turn, 2 players, no bots):
@@ -12,7 +17,9 @@ a 409 "not your turn" from a stale view is counted apart), the response times of
 request (p50, p95, max), and leaks: every view a seat receives must be of its own seat and
 match (its game, its seat number, and an action log that only ever extends what the seat saw
 before; another match's log would differ), and must show the other seat's hand as a count.
-Needs the extra serve (uvicorn, websockets). Bounded: at most 200 seats, 600 s.
+Every seat is a client of its own (its own address, by X-Forwarded-For, which the server
+trusts from loopback with ``--proxy``, and its own cookies: the seat's claim). Needs the extra
+serve (uvicorn, websockets). Bounded: at most 200 seats, 600 s a phase.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +41,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = [("highhand", "games/highhand.yaml"), ("highjack", "games/highjack.yaml")]
+LABEL_BOMB = (ROOT / "tests" / "serve_specs" / "label_bomb.yaml").read_text(encoding="utf-8")
 
 
 @dataclass
@@ -55,13 +64,22 @@ def _free_port() -> int:
 class Client:
     """A minimal HTTP/1.1 keep-alive client: one connection, each request written in one piece
     (a client writing headers and body apart meets Nagle's algorithm and delayed ACKs, 40 ms a
-    request, which would be measured as the server's time)."""
+    request, which would be measured as the server's time). It has an address of its own
+    (``who``, sent as X-Forwarded-For) and keeps its cookies, as a browser would."""
 
-    def __init__(self, base: str):
+    def __init__(self, base: str, who: str = "10.0.0.1"):
         self.host, port = base.removeprefix("http://").split(":")
         self.port = int(port)
+        self.who = who
+        self.cookies: dict[str, str] = {}
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
+
+    def headers(self) -> dict[str, str]:
+        out = {"X-Forwarded-For": self.who}
+        if self.cookies:
+            out["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        return out
 
     async def request(self, method: str, path: str, json_body: Any = None) -> tuple[int, bytes]:
         try:
@@ -76,8 +94,9 @@ class Client:
             self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
         assert self.reader is not None
         body = b"" if json_body is None else json.dumps(json_body).encode()
+        extra = "".join(f"{k}: {v}\r\n" for k, v in self.headers().items())
         head = (f"{method} {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nContent-Length: {len(body)}\r\n"
-                "Content-Type: application/json\r\n\r\n").encode()
+                f"Content-Type: application/json\r\n{extra}\r\n").encode()
         self.writer.write(head + body)
         await self.writer.drain()
         status_line = await self.reader.readline()
@@ -90,6 +109,9 @@ class Client:
             name, _, value = line.decode().partition(":")
             if name.lower() == "content-length":
                 length = int(value)
+            elif name.lower() == "set-cookie":
+                key, _, rest = value.strip().partition("=")
+                self.cookies[key] = rest.split(";")[0]
         return status, await self.reader.readexactly(length)
 
     async def close(self) -> None:
@@ -131,13 +153,16 @@ def _check_view(view: dict[str, Any], seat: int, game: str, seen_log: dict[int, 
 
 
 async def _seat(base: str, token: str, seat: int, game: str, rng: random.Random, figures: Figures,
-                stop: float, think: float) -> None:
+                stop: float, think: float, who: str) -> None:
     import websockets
 
     seen_log: dict[int, str] = {}
-    client = Client(base)
+    client = Client(base, who)
+    first = await _request(client, figures, "GET", f"/api/t/{token}")  # opens the seat: claims it
+    if first is None:
+        return
     ws_url = base.replace("http://", "ws://") + f"/ws/{token}"
-    async with websockets.connect(ws_url, max_size=1 << 22) as ws:
+    async with websockets.connect(ws_url, max_size=1 << 22, additional_headers=client.headers()) as ws:
         while time.monotonic() < stop:
             try:
                 frame = await asyncio.wait_for(ws.recv(), timeout=max(0.1, stop - time.monotonic()))
@@ -161,21 +186,20 @@ async def _seat(base: str, token: str, seat: int, game: str, rng: random.Random,
 
 async def _table(base: str, index: int, figures: Figures, stop: float, think: float) -> None:
     rng = random.Random(index)
-    client = Client(base)
+    client = Client(base, f"10.1.{index // 250}.{index % 250}")
     k = 0
     while time.monotonic() < stop:
         spec, _ = SPECS[(index + k) % len(SPECS)]
         k += 1
-        body = {"spec": spec, "players": 2, "seats": ["human", "human"], "seed": rng.randrange(2**32),
+        body = {"spec": spec, "players": 2, "seats": ["human", "human"],
                 "options": {"rounds": 1} if spec == "highhand" else {"max_rounds": 1}}
         links = await _request(client, figures, "POST", "/api/matches", body)
         if links is None:
             await asyncio.sleep(0.5)
             continue
-        first = await _request(client, figures, "GET", f"/api/t/{links['seats'][0]['token']}")
-        game = first["layout"]["game"] if first else "?"
+        game = {"highhand": "High Hand", "highjack": "Highjack"}[spec]
         await asyncio.gather(*(_seat(base, s["token"], s["seat"], game, random.Random(rng.random()),
-                                     figures, stop, think) for s in links["seats"]))
+                                     figures, stop, think, f"10.2.{index}.{s['seat']}") for s in links["seats"]))
         figures.matches_done += 1
 
 
@@ -186,9 +210,89 @@ async def _run(base: str, seats: int, seconds: float, think: float) -> Figures:
     return figures
 
 
+@dataclass
+class Hostile:
+    """What the hostile tenant managed: requests made, refused (429/503: its budgets), and answered."""
+
+    requests: int = 0
+    refused: int = 0
+    bomb_views: int = 0  # views of a label bomb that ended in the budget's error
+    bot_tables: int = 0
+    statuses: dict[int, int] = field(default_factory=dict)
+
+
+async def _label_bomb(base: str, stop: float, hostile: Hostile) -> None:
+    """Post the label bomb as editor text and open its deciding seat, again and again."""
+    client = Client(base, "10.66.0.1")
+    while time.monotonic() < stop:
+        status, body = await client.request("POST", "/api/matches", {"text": LABEL_BOMB, "players": 2,
+                                                                      "seats": ["human", "human"]})
+        hostile.requests += 1
+        hostile.statuses[status] = hostile.statuses.get(status, 0) + 1
+        if status != 201:
+            hostile.refused += 1
+            await asyncio.sleep(1.0)
+            continue
+        links = json.loads(body)
+        _, spectator = await client.request("GET", f"/api/t/{links['spectator']}")
+        deciding = json.loads(spectator).get("deciding", 0)
+        status, _ = await client.request("GET", f"/api/t/{links['seats'][deciding]['token']}")
+        hostile.requests += 2
+        hostile.statuses[status] = hostile.statuses.get(status, 0) + 1
+        hostile.bomb_views += status == 422
+
+
+async def _bot_bomb(base: str, stop: float, hostile: Hostile) -> None:
+    """Tables of the strongest bots this tenant may ask for (four mcts seats of Highjack each),
+    as many as it may have, watched so that they stay open."""
+    import websockets
+
+    client = Client(base, "10.66.0.2")
+    watching: list[Any] = []
+    while time.monotonic() < stop:
+        status, body = await client.request("POST", "/api/matches", {"spec": "highjack", "players": 4,
+                                                                      "seats": ["mcts:3600s"] * 4})
+        if status == 400:  # the server caps a bot's time: the most it allows
+            status, body = await client.request("POST", "/api/matches", {"spec": "highjack", "players": 4,
+                                                                          "seats": ["mcts"] * 4})
+        hostile.requests += 1
+        hostile.statuses[status] = hostile.statuses.get(status, 0) + 1
+        if status != 201:
+            hostile.refused += 1
+            await asyncio.sleep(1.0)
+            continue
+        hostile.bot_tables += 1
+        links = json.loads(body)
+        ws_url = base.replace("http://", "ws://") + f"/ws/{links['spectator']}"
+        watching.append(await websockets.connect(ws_url, max_size=1 << 22, additional_headers=client.headers()))
+    for ws in watching:
+        await ws.close()
+
+
+async def _hostile_run(base: str, seats: int, seconds: float, think: float) -> tuple[Figures, Hostile]:
+    hostile = Hostile()
+    stop = time.monotonic() + seconds
+    figures, *_ = await asyncio.gather(_run(base, seats, seconds, think), _label_bomb(base, stop, hostile),
+                                       _bot_bomb(base, stop, hostile))
+    return figures, hostile
+
+
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
+def _report(title: str, figures: Figures, elapsed: float) -> None:
+    times = figures.times
+    print(f"{title}: {len(times)} requests ({len(times) / max(elapsed, 1e-9):.0f}/s), {figures.actions} actions, "
+          f"{figures.frames} WebSocket frames, {figures.matches_done} matches finished")
+    if times:
+        print(f"  response time: p50 {1000 * statistics.median(times):.1f} ms, "
+              f"p95 {1000 * _percentile(times, 0.95):.1f} ms, max {1000 * max(times):.1f} ms")
+    print(f"  errors: {len(figures.errors)}; stale views (409 not your turn): {figures.stale}; "
+          f"leaks between seats or matches: {len(figures.leaks)}")
+    for message in (figures.errors + figures.leaks)[:10]:
+        print("    " + message)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -198,43 +302,54 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--think", type=float, default=0.0, metavar="S",
                         help="a seat waits a random 0 to 2*S seconds before each move, as a person would "
                              "(default 0: every seat moves at once, the server saturated)")
+    parser.add_argument("--hostile", action="store_true",
+                        help="play twice, alone then beside a hostile tenant's label bomb and bot bomb, and "
+                             "compare the ordinary tables' p95")
     args = parser.parse_args(argv)
     if not 2 <= args.seats <= 200 or not 1 <= args.seconds <= 600 or not 0 <= args.think <= 60:
         parser.error("--seats from 2 to 200, --seconds from 1 to 600, --think from 0 to 60")
     port = _free_port()
     command = [sys.executable, "-m", "interpreter", "serve", *(p for _, p in SPECS), "--host", "127.0.0.1",
-               "--port", str(port), "--bot-delay", "0", "--max-matches", str(args.seats * 4), "--idle", "120"]
-    server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+               "--port", str(port), "--proxy", "127.0.0.1", "--max-tables", str(args.seats * 2),
+               "--idle", "120"]
+    log = tempfile.TemporaryFile(mode="w+")  # the server's log (a pipe nobody reads would fill and stop it)
+    server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=log, text=True,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
     try:
         assert server.stdout is not None
         line = server.stdout.readline()
         if "http://" not in line:
-            print(f"the server did not start: {line}{server.stdout.read()}", file=sys.stderr)
+            log.seek(0)
+            print(f"the server did not start: {line}{log.read()}", file=sys.stderr)
             return 1
         base = f"http://127.0.0.1:{port}"
+        print(f"{args.seats} seats ({args.seats // 2} tables of two people), think {args.think:g} s, "
+              f"{args.seconds:g} s a phase, {os.cpu_count()} cores")
         started = time.monotonic()
-        figures = asyncio.run(_run(base, args.seats, args.seconds, args.think))
-        elapsed = time.monotonic() - started
+        alone = asyncio.run(_run(base, args.seats, args.seconds, args.think))
+        _report("ordinary tables alone", alone, time.monotonic() - started)
+        if args.hostile:
+            started = time.monotonic()
+            beside, hostile = asyncio.run(_hostile_run(base, args.seats, args.seconds, args.think))
+            _report("ordinary tables beside the hostile tenant", beside, time.monotonic() - started)
+            print(f"  the hostile tenant: {hostile.requests} requests, {hostile.refused} refused by its limits, "
+                  f"{hostile.bomb_views} label-bomb views stopped at the request budget, {hostile.bot_tables} "
+                  f"tables of bots; statuses {dict(sorted(hostile.statuses.items()))}")
+            ratio = _percentile(beside.times, 0.95) / max(_percentile(alone.times, 0.95), 1e-9)
+            print(f"p95 beside the hostile tenant / p95 alone: {ratio:.2f} (target at most 2)")
+            return 1 if beside.errors or beside.leaks or alone.errors or ratio > 2 else 0
     finally:
         server.terminate()
         try:
             server.wait(10)
         except subprocess.TimeoutExpired:
             server.kill()
-    times = figures.times
-    print(f"{args.seats} seats (think {args.think:g} s) for {elapsed:.0f} s on {os.cpu_count()} cores: "
-          f"{len(times)} requests "
-          f"({len(times) / elapsed:.0f}/s), {figures.actions} actions, {figures.frames} WebSocket frames, "
-          f"{figures.matches_done} matches finished")
-    if times:
-        print(f"response time: p50 {1000 * statistics.median(times):.1f} ms, "
-              f"p95 {1000 * _percentile(times, 0.95):.1f} ms, max {1000 * max(times):.1f} ms")
-    print(f"errors: {len(figures.errors)}; stale views (409 not your turn): {figures.stale}; "
-          f"leaks between seats or matches: {len(figures.leaks)}")
-    for message in (figures.errors + figures.leaks)[:10]:
-        print("  " + message)
-    return 1 if figures.errors or figures.leaks else 0
+        log.seek(0)
+        written = log.read()
+        if written.strip():
+            print(f"the server's log ({len(written.splitlines())} lines), its end:\n{written[-3000:]}")
+        log.close()
+    return 1 if alone.errors or alone.leaks else 0
 
 
 if __name__ == "__main__":

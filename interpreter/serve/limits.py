@@ -131,4 +131,4 @@ def add_limit_options(parser: argparse.ArgumentParser) -> None:
 
 
 def limits_from_args(args: argparse.Namespace) -> ServerLimits:
-    return ServerLimits(**{limit.field: getattr(args, limit.field) * limit.scale for limit in LIMITS})
+    return ServerLimits(**{limit.field: getattr(args, limit.field) * limit.scale if limit.scale != 1 else getattr(args, limit.field) for limit in LIMITS})
