@@ -33,8 +33,8 @@ from .state import CHANCE, State
 from .stats import Tally, describe, difference, histogram, holm, one_proportion_p, two_proportion_p, welch_p, wilson
 
 __all__ = [
-    "MatchRecord", "SimulationResult", "simulate", "simulate_game", "run_match", "match_seeds", "seat_agents", "expand_agents",
-    "summarize", "print_summary", "compare", "print_comparison", "plot", "wilson", "two_proportion_p",
+    "MatchRecord", "SimulationResult", "simulate", "simulate_game", "run_match", "match_seeds", "seat_agents",
+    "expand_agents", "summarize", "print_summary", "compare", "print_comparison", "plot", "wilson", "two_proportion_p",
     "welch_p", "SIGNIFICANCE", "run_name", "MatchError", "WorkerError", "WorkerLost", "lost_worker", "MAX_GAMES",
     "max_jobs", "win_share",
 ]

@@ -6,7 +6,6 @@ string (collecting all syntax errors) and fills structural defaults once.
 
 from __future__ import annotations
 
-
 from dataclasses import dataclass, replace
 from typing import Any
 

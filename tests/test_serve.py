@@ -358,6 +358,7 @@ class SecrecyCheck:
         self.seen: dict[int, set[str]] = {}
         self.checked_hidden = 0
         self.layout: dict[str, Any] = {}
+        self.seed: int | None = None
 
     def learn(self, state: Any, seat: int) -> None:
         from interpreter.visibility import visible_cards
@@ -387,7 +388,7 @@ class SecrecyCheck:
         forbidden = self.forbidden(state, seat)
         self.checked_hidden += len(forbidden)
         leaked = sorted(n for n in forbidden if _mentions(payload, n))
-        assert leaked == [], f"{where}: seat {seat} was sent hidden cards {leaked}"
+        assert leaked == [], f"{where}: seat {seat} was sent hidden cards {leaked} (the deal's seed: {self.seed})"
 
 
 def _secrecy_run(client: Any, spec: str, players: int, seed: int, steps: int) -> SecrecyCheck:
@@ -398,6 +399,7 @@ def _secrecy_run(client: Any, spec: str, players: int, seed: int, steps: int) ->
     table = settle(client, links["match"])
     game = interpreter.load_game(str(GAMES / f"{spec}.yaml"), players=players)
     check = SecrecyCheck(game)
+    check.seed = inspect(client, table)["seed"]  # the server's deal, named when a check fails
     rng = random.Random(seed)
     for token in tokens:
         client.get(f"/api/t/{token}")  # this client claims every seat
@@ -425,6 +427,8 @@ def _secrecy_run(client: Any, spec: str, players: int, seed: int, steps: int) ->
             r = client.post(f"/api/t/{tokens[current]}/act", json={"action": action})
             assert r.status_code == 200, r.text
             table = settle(client, links["match"])
+            if not hasattr(table, "room"):
+                break  # the match ended (the deal is the server's: some end early)
             after = game.state_from_json(inspect(client, table)["state"])
             check.learn(after, current)
             check.check(after, current, r.text, f"step {step}: the answer to an action")

@@ -134,10 +134,13 @@ OVERLAPS = """() => {
         if (s.display === "none" || s.visibility === "hidden") { box = null; break; }
         if (s.overflowX !== "visible" || s.overflowY !== "visible") {
           const c = a.getBoundingClientRect();
-          box = { l: Math.max(box.l, c.left), t: Math.max(box.t, c.top), r: Math.min(box.r, c.right), b: Math.min(box.b, c.bottom) };
+          box = { l: Math.max(box.l, c.left), t: Math.max(box.t, c.top),
+                  r: Math.min(box.r, c.right), b: Math.min(box.b, c.bottom) };
         }
       }
-      if (box && box.r - box.l > 1 && box.b - box.t > 1) boxes.push({ ...box, text: node.textContent.trim().slice(0, 40) });
+      if (box && box.r - box.l > 1 && box.b - box.t > 1) {
+        boxes.push({ ...box, text: node.textContent.trim().slice(0, 40) });
+      }
     }
   }
   const out = [];

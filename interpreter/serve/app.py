@@ -46,7 +46,7 @@ from .limits import ServerLimits
 from .live import HOST, Finished, Table, Tables, claim_hash
 from .room import HOT_SEAT, payload_json
 from .tables import SPECTATOR
-from .workers import Spawner, Worker, WorkerGone
+from .workers import Launcher, Worker, WorkerGone
 
 __all__ = ["create_app", "MAX_BODY", "MAX_LOG_BODY", "CLOSE"]
 
@@ -107,8 +107,8 @@ class Server:
         self.clients = Clients(limits)
         self.files = _static_files()
         names = list(catalog.files)
-        self.spawner = Spawner(limits, names, [catalog.files[n].encode("utf-8") for n in names], catalog.by_id())
-        self.tables = Tables(self.spawner, limits, self.clients)
+        self.launcher = Launcher(limits, names, [catalog.files[n].encode("utf-8") for n in names], catalog.by_id())
+        self.tables = Tables(self.launcher, limits, self.clients)
         self.replays: dict[str, Replay] = {}
         self.job_slots: asyncio.Semaphore | None = None
         self.waiting_jobs = 0
@@ -120,7 +120,7 @@ class Server:
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
         self.job_slots = asyncio.Semaphore(self.limits.jobs)
-        await anyio.to_thread.run_sync(self.spawner.ensure_zygote)
+        await anyio.to_thread.run_sync(self.launcher.ensure_zygote)
         janitor = asyncio.get_running_loop().create_task(self.janitor())
         try:
             yield
@@ -129,7 +129,7 @@ class Server:
             for table in list(self.tables.live.values()):
                 if table.task is not None:
                     table.task.cancel()
-            self.spawner.stop_all()
+            self.launcher.stop_all()
 
     async def janitor(self) -> None:
         while True:
@@ -258,11 +258,11 @@ class Server:
             async with self.job_slots:
                 self.waiting_jobs -= 1
                 waiting = False
-                worker = await self.spawner.start("job")
+                worker = await self.launcher.start("job")
                 try:
-                    answer = await worker.call(op, {}, [body], budget, self.spawner.wall(budget))
+                    answer = await worker.call(op, {}, [body], budget, self.launcher.wall(budget))
                 finally:
-                    self.spawner.stop(worker)
+                    self.launcher.stop(worker)
         finally:
             account.jobs -= 1
             self.waiting_jobs -= waiting
@@ -340,7 +340,7 @@ class Server:
             table.last_seen = time.monotonic()
             receiving.cancel()
 
-    async def _push(self, websocket: WebSocket, table: Table, viewer: int, receiving: asyncio.Future[None]) -> None:
+    async def _push(self, websocket: WebSocket, table: Table, viewer: int, receiving: asyncio.Future[Any]) -> None:
         client = self.client(websocket)
         sent = -1
         while not receiving.done():
@@ -367,7 +367,7 @@ class Server:
                 sent = version
                 await websocket.send_text(text.decode("utf-8"))
                 continue
-            waiting = asyncio.ensure_future(changed.wait())
+            waiting: asyncio.Future[Any] = asyncio.ensure_future(changed.wait())
             await asyncio.wait({waiting, receiving}, timeout=30, return_when=asyncio.FIRST_COMPLETED)
             waiting.cancel()
 
@@ -386,13 +386,13 @@ class Server:
         self.clients.check_cpu(client)
         body = await _body(request, MAX_LOG_BODY)
         replay_id = secrets.token_urlsafe(12)
-        worker = await self.spawner.start("replay")
+        worker = await self.launcher.start("replay")
         account.replays += 1
         replay = Replay(replay_id, client, worker)
         self.replays[replay_id] = replay
         try:
             answer = await worker.call("open", {"id": replay_id}, [body], self.limits.request_cpu,
-                                       self.spawner.wall(self.limits.request_cpu))
+                                       self.launcher.wall(self.limits.request_cpu))
             self.clients.charge(client, answer.cpu)
             head = answer.raise_error().header
         except ServeError:
@@ -412,7 +412,7 @@ class Server:
         try:
             answer = await replay.worker.call("view", {"step": _int_param(request, "step", 0),
                                                        "seat": _int_param(request, "seat", -1)},
-                                              (), self.limits.request_cpu, self.spawner.wall(self.limits.request_cpu))
+                                              (), self.limits.request_cpu, self.launcher.wall(self.limits.request_cpu))
         except WorkerGone:
             self._drop_replay(replay)
             raise
@@ -425,7 +425,7 @@ class Server:
         if self.replays.pop(replay.id, None) is not None:
             account = self.clients.get(replay.client)
             account.replays = max(0, account.replays - 1)
-        self.spawner.stop(replay.worker)
+        self.launcher.stop(replay.worker)
 
 
 async def _drain(websocket: WebSocket) -> None:

@@ -89,7 +89,7 @@ class BotTable:
         if state is None:
             raise ServeError("the bots have no table", 500)
         try:
-            for player, action in header.get("sync", []):
+            for _, action in header.get("sync", []):
                 state.apply_action(action)
         except InterpreterError:
             raise ServeError("the bots lost track of the match", 500, fatal=True) from None

@@ -2,7 +2,7 @@
 
 Only the files named on the command line are read, and the files their `extends:` chains
 name (they are part of the spec). Each is known by its name relative to its spec's folder
-(``highhand.yaml``); that folder is never named to a browser. Workers compile these texts
+(``game.yaml``); that folder is never named to a browser. Workers compile these texts
 and nothing else: editor text may `extends:` one of them by its name, and no other file.
 Two different files of the same name are refused when the server starts.
 """

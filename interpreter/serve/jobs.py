@@ -20,8 +20,17 @@ from ..agents import AgentError
 from ..errors import InterpreterError
 from ..game import Game
 from ..match_counts import MatchCounter
-from ..simulate import (MatchError, SimulationResult, compare, match_seeds, run_match, seat_agents, simulate_game,
-                        summarize, tally_counts)
+from ..simulate import (
+    MatchError,
+    SimulationResult,
+    compare,
+    match_seeds,
+    run_match,
+    seat_agents,
+    simulate_game,
+    summarize,
+    tally_counts,
+)
 from .bots import BOT_NAMES, capped_agent
 from .errors import ServeError
 from .limits import ServerLimits

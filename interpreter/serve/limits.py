@@ -94,8 +94,8 @@ LIMITS: tuple[Limit, ...] = (
     Limit("sim_games", "--sim-games", "N", 1, 100_000, "matches one simulation may ask for"),
     Limit("sim_cpu", "--sim-cpu", "S", 0.1, 10**7, "CPU seconds of one simulation (both runs of a comparison "
           "together); it stops early and reports the matches it finished", whole=False),
-    Limit("jobs", "--jobs", "N", 1, 1024, "editor checks, simulations and opened logs worked on at once, each in "
-          "its own process (more wait their turn)"),
+    Limit("jobs", "--jobs", "N", 1, 1024, "checks of editor text and simulations worked on at once, each in its "
+          "own process (more wait their turn)"),
     Limit("jobs_per_client", "--jobs-per-client", "N", 1, 1024, "of those, at once for one client (more get 429)"),
     Limit("max_replays", "--max-replays", "N", 1, 10_000, "match logs open for stepping through, in all"),
     Limit("replays_per_client", "--replays-per-client", "N", 1, 10_000, "match logs one client may have open"),
@@ -131,4 +131,8 @@ def add_limit_options(parser: argparse.ArgumentParser) -> None:
 
 
 def limits_from_args(args: argparse.Namespace) -> ServerLimits:
-    return ServerLimits(**{limit.field: getattr(args, limit.field) * limit.scale if limit.scale != 1 else getattr(args, limit.field) for limit in LIMITS})
+    def value(limit: Limit) -> Any:
+        given = getattr(args, limit.field)
+        return given * limit.scale if limit.scale != 1 else given
+
+    return ServerLimits(**{limit.field: value(limit) for limit in LIMITS})

@@ -28,7 +28,7 @@ from .errors import ServeError
 from .limits import ServerLimits
 from .room import HOT_SEAT
 from .tables import SPECTATOR
-from .workers import Answer, Spawner, Worker, WorkerGone
+from .workers import Answer, Launcher, Worker, WorkerGone
 
 __all__ = ["Table", "Finished", "Tables", "HOST", "claim_hash"]
 
@@ -86,8 +86,8 @@ class Finished:
 
 
 class Tables:
-    def __init__(self, spawner: Spawner, limits: ServerLimits, clients: Clients):
-        self.spawner = spawner
+    def __init__(self, launcher: Launcher, limits: ServerLimits, clients: Clients):
+        self.launcher = launcher
         self.limits = limits
         self.clients = clients
         self.live: dict[str, Table] = {}
@@ -123,12 +123,12 @@ class Tables:
             raise
 
     async def _open(self, client: str, body: bytes) -> dict[str, Any]:
-        room = await self.spawner.start("room")
+        room = await self.launcher.start("room")
         try:
             answer = await self._ask(room, client, "open", {}, [body])
             head = answer.raise_error().header
         except BaseException:
-            self.spawner.stop(room)
+            self.launcher.stop(room)
             raise
         table = Table(secrets.token_urlsafe(12), client, room, list(head["kinds"]), list(head["seat_names"]),
                       bool(head["hot_seat"]), int(head["seed"]), {k: head.get(k) for k in STATUS}, body=body)
@@ -137,7 +137,7 @@ class Tables:
             try:
                 await self.start_bots(table)
             except BaseException:
-                self.spawner.stop(room)
+                self.launcher.stop(room)
                 raise
         links = self._register(table)
         table.task = asyncio.get_running_loop().create_task(self.drive(table))
@@ -167,7 +167,7 @@ class Tables:
         budget = budget or self.limits.request_cpu
         slow = asyncio.get_running_loop().call_later(SLOW, worker.lower_priority)
         try:
-            answer = await worker.call(op, header, blobs, budget, self.spawner.wall(budget))
+            answer = await worker.call(op, header, blobs, budget, self.launcher.wall(budget))
         finally:
             slow.cancel()
         self.clients.charge(client, answer.cpu)
@@ -279,12 +279,12 @@ class Tables:
     async def start_bots(self, table: Table) -> None:
         """The table's bots in a worker of their own, with a copy of the match (caught up at their next decision)."""
         bots = {p: kind for p, kind in enumerate(table.kinds) if kind != HUMAN}
-        worker = await self.spawner.start("bots")
+        worker = await self.launcher.start("bots")
         try:
             answer = await self._ask(worker, table.client, "open", {"seed": table.seed, "bots": bots}, [table.body])
             answer.raise_error()
         except BaseException:
-            self.spawner.stop(worker)
+            self.launcher.stop(worker)
             raise
         table.bots, table.synced = worker, 0
 
@@ -314,7 +314,7 @@ class Tables:
         table.cpu += answer.cpu
         if "error" in answer.header:
             if answer.header.get("fatal"):  # its worker ended: a new one catches up at the next decision
-                self.spawner.stop(table.bots)
+                self.launcher.stop(table.bots)
                 table.bots = None
             name = table.seat_names[seat]
             await self.ask(table, table.client, "notice", {"text": f"{name}'s bot did not decide in time and "
@@ -331,7 +331,7 @@ class Tables:
         if table.bots_random:
             return
         table.bots_random = True
-        self.spawner.stop(table.bots)
+        self.launcher.stop(table.bots)
         table.bots = None
         await self.ask(table, table.client, "notice", {"text": notice, "want": self.watching(table, SPECTATOR)})
 
@@ -340,7 +340,7 @@ class Tables:
         if table.bots_stopped:
             return
         table.bots_stopped = True
-        self.spawner.stop(table.bots)
+        self.launcher.stop(table.bots)
         table.bots = None
         await self.ask(table, table.client, "notice", {"text": "the table's host stopped the bots",
                                                        "want": self.watching(table, SPECTATOR)})
@@ -370,8 +370,8 @@ class Tables:
     def _release(self, table: Table) -> None:
         """Its slot and workers freed (its links stay: they lead to its end, or say why it closed)."""
         self.live.pop(table.id, None)
-        self.spawner.stop(table.room)
-        self.spawner.stop(table.bots)
+        self.launcher.stop(table.room)
+        self.launcher.stop(table.bots)
         table.bots = None
         account = self.clients.get(table.client)
         account.tables = max(0, account.tables - 1)

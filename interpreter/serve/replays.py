@@ -18,8 +18,8 @@ from typing import Any
 from ..replay import LogError, LoggedMatch, check_logged_game, iter_log, replay_match
 from ..state import State
 from .errors import ServeError
-from .room import payload_json
 from .limits import ServerLimits
+from .room import payload_json
 from .specs import ServedFiles, game_of, request_body
 from .tables import SPECTATOR, LogBook, Wording, layout, seat_view, snapshot
 

@@ -37,7 +37,8 @@ from .wire import encode, read_frame
 
 __all__ = ["main", "KINDS", "NICE"]
 
-NICE = {"room": 0, "replay": 5, "job": 5, "bots": 15}  # bots and simulations yield to the tables' requests
+NICE = {"room": 0, "replay": 5, "job": 5, "bots": 19}  # bots and simulations yield to the tables' requests
+IDLE = ("bots",)  # ... bots run only when the tables' requests leave a core idle (Linux's SCHED_IDLE)
 
 
 class Handler(Protocol):
@@ -64,6 +65,17 @@ def _limit_memory(megabytes: int) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
     except (ValueError, OSError):  # a system without the limit: the CPU budget still holds
         pass
+
+
+def _yield_cpu(kind: str) -> None:
+    """Lower this worker's priority as its kind asks (a process may always lower its own)."""
+    if NICE.get(kind):
+        os.nice(NICE[kind])
+    if kind in IDLE and hasattr(os, "sched_setscheduler"):
+        try:
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        except (OSError, AttributeError):  # not Linux: its nice value still applies
+            pass
 
 
 def _answer(handler: Handler, header: dict[str, Any], blobs: list[bytes], budget: float) -> tuple[
@@ -100,8 +112,7 @@ def main(sock: socket.socket, kind: str) -> None:
         limits = ServerLimits.from_json(hello["limits"])
         files = ServedFiles(dict(zip(hello["names"], (b.decode("utf-8") for b in blobs))), dict(hello["specs"]))
         _limit_memory(limits.memory_mb)
-        if NICE.get(kind):
-            os.nice(NICE[kind])
+        _yield_cpu(kind)
         handler: Handler = KINDS[kind](files, limits)
         sock.sendall(encode({"ok": True, "pid": os.getpid()}))
         while True:

@@ -26,7 +26,7 @@ from .errors import ServeError
 from .limits import ServerLimits
 from .wire import encode, read_frame_async
 
-__all__ = ["Spawner", "Worker", "WorkerGone", "Answer", "ZYGOTE_MODULE"]
+__all__ = ["Launcher", "Worker", "WorkerGone", "Answer", "ZYGOTE_MODULE"]
 
 ZYGOTE_MODULE = "interpreter.serve.zygote"
 SLACK = 4.0  # a worker has this many times its CPU budget of wall clock (plus START_SECONDS) to answer
@@ -84,7 +84,7 @@ class Worker:
                 self.writer.write(message)
                 await self.writer.drain()
                 head, out = await asyncio.wait_for(read_frame_async(self.reader), wall or START_SECONDS)
-            except (EOFError, OSError, asyncio.TimeoutError, ValueError):
+            except (TimeoutError, EOFError, OSError, ValueError):
                 self.kill()
                 raise WorkerGone("the worker of this table stopped answering") from None
             finally:
@@ -114,7 +114,7 @@ class Worker:
             pass
 
 
-class Spawner:
+class Launcher:
     """Starts workers of every kind, each told the limits and the served files when it starts."""
 
     def __init__(self, limits: ServerLimits, names: list[str], texts: list[bytes], specs: dict[str, str]):
@@ -179,7 +179,7 @@ class Spawner:
             head, _ = await asyncio.wait_for(read_frame_async(reader), START_SECONDS)
             if not head.get("ok"):
                 raise EOFError
-        except (EOFError, OSError, asyncio.TimeoutError, ValueError):
+        except (TimeoutError, EOFError, OSError, ValueError):
             self.stop(worker)
             raise WorkerGone("a worker process could not start") from None
         return worker
