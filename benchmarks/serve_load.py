@@ -223,6 +223,13 @@ class Hostile:
     bot_tables: int = 0
     statuses: dict[int, int] = field(default_factory=dict)
 
+    def answered(self, status: int, requests: int = 1) -> bool:
+        """Count an answer (and the requests it took); whether it was a success."""
+        self.requests += requests
+        self.statuses[status] = self.statuses.get(status, 0) + 1
+        self.refused += status in (429, 503)
+        return 200 <= status < 300
+
 
 async def _label_bomb(base: str, stop: float, hostile: Hostile) -> None:
     """Post the label bomb as editor text and open its deciding seat, again and again."""
@@ -230,18 +237,14 @@ async def _label_bomb(base: str, stop: float, hostile: Hostile) -> None:
     while time.monotonic() < stop:
         status, body = await client.request("POST", "/api/matches", {"text": LABEL_BOMB, "players": 2,
                                                                       "seats": ["human", "human"]})
-        hostile.requests += 1
-        hostile.statuses[status] = hostile.statuses.get(status, 0) + 1
-        if status != 201:
-            hostile.refused += 1
+        if not hostile.answered(status):
             await asyncio.sleep(1.0)
             continue
         links = json.loads(body)
         _, spectator = await client.request("GET", f"/api/t/{links['spectator']}")
         deciding = json.loads(spectator).get("deciding", 0)
         status, _ = await client.request("GET", f"/api/t/{links['seats'][deciding]['token']}")
-        hostile.requests += 2
-        hostile.statuses[status] = hostile.statuses.get(status, 0) + 1
+        hostile.answered(status, 2)
         hostile.bomb_views += status == 422
 
 
@@ -258,10 +261,7 @@ async def _bot_bomb(base: str, stop: float, hostile: Hostile) -> None:
         if status == 400:  # the server caps a bot's time: the most it allows
             status, body = await client.request("POST", "/api/matches", {"spec": "highjack", "players": 4,
                                                                           "seats": ["mcts"] * 4})
-        hostile.requests += 1
-        hostile.statuses[status] = hostile.statuses.get(status, 0) + 1
-        if status != 201:
-            hostile.refused += 1
+        if not hostile.answered(status):
             await asyncio.sleep(1.0)
             continue
         hostile.bot_tables += 1

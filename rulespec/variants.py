@@ -147,13 +147,8 @@ def load_with_variants(path: str, diags: Diagnostics, text: str | None = None,
     base_ref = str(data["extends"])
     here = _real or os.path.realpath(path)
     chain = _chain + (here,)
-    if base_real in chain:
-        diags.error(ref_span, f"`extends` makes a cycle: {' -> '.join(os.path.basename(c) for c in chain)} -> "
-                    f"{os.path.basename(base_path)}")
-        diags.raise_if_any(VariantError)
-    if len(chain) > MAX_EXTENDS_DEPTH:
-        diags.error(ref_span, f"`extends` chain deeper than {MAX_EXTENDS_DEPTH} files")
-        diags.raise_if_any(VariantError)
+    _check_chain(chain, base_real, [os.path.basename(c) for c in chain] + [os.path.basename(base_path)], ref_span,
+                 diags)
     base = load_with_variants(base_path, diags, None, chain, ref_span, root, base_real)
     return _merged(base, data, base_ref, ref_span, diags)
 
@@ -170,14 +165,21 @@ def _load_from(path: str, text: str, files: Mapping[str, str], diags: Diagnostic
         diags.raise_if_any(VariantError)
     assert key is not None
     chain = chain + (path,)
-    if key in chain:
-        diags.error(ref_span, f"`extends` makes a cycle: {' -> '.join(chain)} -> {key}")
-        diags.raise_if_any(VariantError)
-    if len(chain) > MAX_EXTENDS_DEPTH:
-        diags.error(ref_span, f"`extends` chain deeper than {MAX_EXTENDS_DEPTH} files")
-        diags.raise_if_any(VariantError)
+    _check_chain(chain, key, [*chain, key], ref_span, diags)
     base = _load_from(key, files[key], files, diags, chain)
     return _merged(base, data, str(data["extends"]), ref_span, diags)
+
+
+def _check_chain(chain: tuple[str, ...], base: str, shown: list[str], span: SourceSpan | None,
+                 diags: Diagnostics) -> None:
+    """An `extends` to ``base`` from the end of ``chain`` makes no cycle and no chain too deep
+    (``shown``: the files of the chain, then the base, as a message names them)."""
+    if base in chain:
+        diags.error(span, f"`extends` makes a cycle: {' -> '.join(shown)}")
+        diags.raise_if_any(VariantError)
+    if len(chain) > MAX_EXTENDS_DEPTH:
+        diags.error(span, f"`extends` chain deeper than {MAX_EXTENDS_DEPTH} files")
+        diags.raise_if_any(VariantError)
 
 
 def _merged(base: Any, data: PosDict, base_ref: str, ref_span: SourceSpan | None, diags: Diagnostics) -> Any:
