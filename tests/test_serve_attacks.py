@@ -131,8 +131,10 @@ def test_1_a_costly_table_delays_only_itself_and_stops_at_its_budget(served):
     bomb: dict[str, Any] = {}
 
     def open_the_bombs_view() -> None:
-        r = attacker.get(f"/api/t/{links['seats'][deciding]['token']}")
-        bomb.update(status=r.status_code, body=r.json(), done=time.monotonic())
+        with attacker.stream("GET", f"/api/t/{links['seats'][deciding]['token']}") as r:
+            bomb.update(status=r.status_code, done=time.monotonic())  # the answer began
+            r.read()
+            bomb.update(body=r.json())
 
     worker = threading.Thread(target=open_the_bombs_view)
     worker.start()
@@ -387,13 +389,13 @@ def test_7_a_rule_failing_during_a_persons_move_is_a_4xx_and_the_table_is_unchan
 
 def test_8_a_socket_to_an_expired_or_unknown_table_is_closed_with_a_code_and_why(served):
     server = served(idle=1)
+    assert socket_close(server, "no-such-token")[0] == 4404  # not a refused handshake: the page learns why
     browser = server.browser()
     links = create(browser, spec="highhand", players=2, seats=["human", "human"])
     wait_until(lambda: links["match"] in server.tables.closed, 30)  # (asking would keep it open)
     assert browser.get(f"/api/t/{links['spectator']}").status_code == 410
     code, reason = socket_close(server, links["spectator"])
     assert (code, reason) == (4410, "this table was closed: nobody had it open for 1 s")
-    assert socket_close(server, "no-such-token")[0] == 4404
     done = create(browser, spec="highhand", players=2, seats=["random", "random"], options={"rounds": 1})
     wait_until(lambda: browser.get(f"/api/t/{done['spectator']}").json().get("over"))
     assert socket_close(server, done["spectator"]) == (4100, "the match is over")
