@@ -1036,6 +1036,10 @@ def _add_serve_parser(sub: Any) -> None:
     serve.add_argument("--proxy", action="append", default=[], metavar="IP",
                        help="the address of a reverse proxy whose X-Forwarded-For names the client (per-client "
                             "limits then count each client apart); repeatable")
+    serve.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                       help="a name people reach this server by (requests naming any other host are refused, "
+                            "against DNS rebinding; this machine's own names and addresses are allowed already); "
+                            "repeatable")
     add_limit_options(serve)
 
 
@@ -1052,7 +1056,8 @@ def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO)
     from .serve.run import run_server
 
     try:
-        run_server(args.files, args.host, args.port, out, limits_from_args(args), args.origin, args.proxy)
+        run_server(args.files, args.host, args.port, out, limits_from_args(args), args.origin, args.proxy,
+                   args.allowed_host)
     except CatalogError as exc:
         raise CliError(str(exc)) from None
     return EXIT_OK

@@ -34,7 +34,8 @@ from .stats import Tally, describe, difference, histogram, holm, one_proportion_
 
 __all__ = [
     "MatchRecord", "SimulationResult", "simulate", "simulate_game", "run_match", "match_seeds", "seat_agents",
-    "expand_agents", "summarize", "print_summary", "compare", "print_comparison", "plot", "wilson", "two_proportion_p",
+    "expand_agents", "MatchStopped", "summarize", "print_summary", "compare", "print_comparison", "plot", "wilson",
+    "two_proportion_p",
     "welch_p", "SIGNIFICANCE", "run_name", "MatchError", "WorkerError", "WorkerLost", "lost_worker", "MAX_GAMES",
     "max_jobs", "win_share",
 ]
@@ -153,12 +154,17 @@ def _lead_changes(events: list[dict[str, Any]]) -> int:
     return changes
 
 
+class MatchStopped(Exception):
+    """A match stopped before its end because its caller asked (``run_match``'s ``stop``)."""
+
+
 def run_match(game: Game, agents: Sequence[str], state_seed: int, agent_seeds: Sequence[int], index: int = 0,
               keep_moves: bool = False, counter: MatchCounter | None = None,
-              invariants: bool = False) -> MatchRecord:
+              invariants: bool = False, stop: Callable[[], bool] | None = None) -> MatchRecord:
     """Play one match between bots to its end; with a ``counter``, the record carries its counts.
     With ``invariants``, the spec's invariants are checked after the setup and after every action:
-    the first that fails raises ``InvariantError`` (naming the match, its seed and the action)."""
+    the first that fails raises ``InvariantError`` (naming the match, its seed and the action).
+    With ``stop``, asked before every action: when it says so, ``MatchStopped`` ends the match."""
     import random
 
     bots = [make_agent(spec, game, p, agent_seeds[p]) for p, spec in enumerate(agents)]
@@ -173,6 +179,8 @@ def run_match(game: Game, agents: Sequence[str], state_seed: int, agent_seeds: S
             counter.start(state)
         chance_rng = random.Random(derive_seed(state_seed, "chance"))
         while not state.is_terminal():
+            if stop is not None and stop():
+                raise MatchStopped(f"match {index} stopped")
             player = state.current_player()
             if player == CHANCE:
                 action = state.sample_chance_outcome(chance_rng)
@@ -191,7 +199,7 @@ def run_match(game: Game, agents: Sequence[str], state_seed: int, agent_seeds: S
                 _check_invariants(game, state, state_seed, index)
             if counter is not None:
                 counter.moved(state)
-    except InvariantError:
+    except (InvariantError, MatchStopped):
         raise
     except (InterpreterError, AgentError) as exc:
         raise MatchError(f"match {index} (seed {state_seed}): {exc}") from None

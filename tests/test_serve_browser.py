@@ -52,8 +52,8 @@ def server():
     from interpreter.serve.run import bind
 
     sock = bind("127.0.0.1", 0)
-    app = create_app([str(p) for p in SPECS], ServerLimits(bot_delay=0.05, tables_per_client=50,
-                                                           create_per_minute=1000))
+    app = create_app([str(p) for p in SPECS], ServerLimits(bot_delay=0.05, bot_priority=10, tables_per_client=50,
+                                                           create_per_minute=1000, requests_per_client=100))
     config = uvicorn.Config(app, log_level="warning")
     instance = uvicorn.Server(config)
     thread = threading.Thread(target=instance.run, kwargs={"sockets": [sock]}, daemon=True)

@@ -21,9 +21,10 @@ import hashlib
 import json
 import logging
 import os
+import re
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -59,7 +60,8 @@ HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Re
            "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; connect-src 'self'; "
                                       "frame-ancestors 'none'"}
 # WebSocket close codes the table page turns into a message (and stops reconnecting)
-CLOSE = {"over": 4100, "forbidden": 4403, "unknown": 4404, "taken": 4409, "closed": 4410}
+CLOSE = {"over": 4100, "forbidden": 4403, "unknown": 4404, "taken": 4409, "closed": 4410, "busy": 4429}
+SEND_SECONDS = 10.0  # a browser that takes longer to accept a frame is dropped
 COOKIE_AGE = 7 * 24 * 3600
 JANITOR_SECONDS = 2.0
 log = logging.getLogger("rulespec.serve")
@@ -110,7 +112,8 @@ class Server:
         self.launcher = Launcher(limits, names, [catalog.files[n].encode("utf-8") for n in names], catalog.by_id())
         self.tables = Tables(self.launcher, limits, self.clients)
         self.replays: dict[str, Replay] = {}
-        self.job_slots: asyncio.Semaphore | None = None
+        self.opening_replays = 0
+        self.slots: dict[str, asyncio.Semaphore] = {}  # job kind -> its slots (made in the event loop)
         self.waiting_jobs = 0
         specs = json.loads(catalog.specs_json)
         specs.update(bots=list(BOT_NAMES), limits={"bot_seconds": limits.bot_seconds, "sim_games": limits.sim_games,
@@ -119,7 +122,8 @@ class Server:
 
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
-        self.job_slots = asyncio.Semaphore(self.limits.jobs)
+        self.slots = {"validate": asyncio.Semaphore(self.limits.jobs),
+                      "simulate": asyncio.Semaphore(self.limits.sim_jobs)}
         await anyio.to_thread.run_sync(self.launcher.ensure_zygote)
         janitor = asyncio.get_running_loop().create_task(self.janitor())
         try:
@@ -174,33 +178,25 @@ class Server:
             raise ServeError("send JSON (Content-Type: application/json)", 415)
         return self.client(request)
 
-    def seat(self, connection: HTTPConnection) -> tuple[Table | Finished, int, str | None]:
-        """The table and viewer of a request's token, the seat's claim checked: None when this
-        browser holds it, or the secret of a claim to make when the seat is not claimed yet."""
+    def seat(self, connection: HTTPConnection) -> tuple[Table | Finished, int, dict[str, str]]:
+        """The table and viewer of a request's token, the seat's claim checked, or made now for
+        this browser when the seat has none (before any wait: two browsers cannot both claim it).
+        The cookie that carries a new claim, for the answer (an error's answer too)."""
         token = connection.path_params["token"]
         table, viewer = self.tables.find(token)
         if viewer < 0 and viewer != HOT_SEAT:
-            return table, viewer, None  # the spectator's and the host's links may be shared
+            return table, viewer, {}  # the spectator's and the host's links may be shared
         claim = table.claims.get(viewer)
         if claim is None:
-            return table, viewer, secrets.token_urlsafe(18)
+            secret = secrets.token_urlsafe(18)
+            table.claims[viewer] = claim_hash(secret)
+            secure = "; Secure" if connection.url.scheme in ("https", "wss") else ""
+            return table, viewer, {"Set-Cookie": f"{_cookie(token)}={secret}; Max-Age={COOKIE_AGE}; Path=/; "
+                                                 f"HttpOnly; SameSite=Strict{secure}"}
         held = connection.cookies.get(_cookie(token))
         if held is None or not secrets.compare_digest(claim_hash(held), claim):
             raise ServeError("seat taken: this seat's link was opened in another browser first", 403)
-        return table, viewer, None
-
-    def claim(self, connection: HTTPConnection, table: Table | Finished, viewer: int,
-              secret: str | None) -> dict[str, str]:
-        """Claim the seat for this browser (once its answer is ready): the cookie to set."""
-        if secret is None:
-            return {}
-        if viewer in table.claims:  # another browser claimed it meanwhile
-            raise ServeError("seat taken: this seat's link was opened in another browser first", 403)
-        table.claims[viewer] = claim_hash(secret)
-        token = connection.path_params["token"]
-        secure = "; Secure" if connection.url.scheme in ("https", "wss") else ""
-        return {"Set-Cookie": f"{_cookie(token)}={secret}; Max-Age={COOKIE_AGE}; Path=/; HttpOnly; "
-                              f"SameSite=Strict{secure}"}
+        return table, viewer, {}
 
     # ------------------------------------------------------------------ pages
     async def page(self, request: Request) -> Response:
@@ -234,7 +230,8 @@ class Server:
 
     async def validate(self, request: Request) -> Response:
         client = self.changing(request)
-        return _bytes(await self.job(client, "validate", await _body(request), self.limits.request_cpu))
+        with self.clients.busy(client):
+            return _bytes(await self.job(client, "validate", await _body(request), self.limits.request_cpu))
 
     async def simulate(self, request: Request) -> Response:
         client = self.changing(request)
@@ -242,29 +239,36 @@ class Server:
         return _bytes(await self.job(client, "simulate", await _body(request), budget))
 
     async def job(self, client: str, op: str, body: bytes, budget: float) -> bytes:
-        """One job in a process of its own: at most ``--jobs`` at once (the rest wait), a few per client."""
+        """One job in a process of its own: checks of editor text and simulations each have their
+        slots (the rest wait their turn), and a client has a few at once (simulations one)."""
         account = self.clients.get(client)
-        if account.jobs >= self.limits.jobs_per_client:
-            raise ServeError(f"you have {account.jobs} checks or simulations running, the most this server allows "
-                             "one client; wait for them", 429)
+        if op == "simulate":
+            if account.simulations >= 1:
+                raise ServeError("you have a simulation running; wait for it", 429)
+        elif account.jobs >= self.limits.jobs_per_client:
+            raise ServeError(f"you have {account.jobs} checks running, the most this server allows one client; "
+                             "wait for them", 429)
         self.clients.check_cpu(client)
-        if self.waiting_jobs >= 16 * self.limits.jobs:
+        if self.waiting_jobs >= 16 * (self.limits.jobs + self.limits.sim_jobs):
             raise ServeError("the server is busy with other checks and simulations; try again soon", 503)
-        assert self.job_slots is not None
-        account.jobs += 1
+        counter = "simulations" if op == "simulate" else "jobs"
+        setattr(account, counter, getattr(account, counter) + 1)
         self.waiting_jobs += 1
         waiting = True
         try:
-            async with self.job_slots:
+            async with self.slots[op]:
                 self.waiting_jobs -= 1
                 waiting = False
                 worker = await self.launcher.start("job")
                 try:
                     answer = await worker.call(op, {}, [body], budget, self.launcher.wall(budget))
+                except WorkerGone as gone:
+                    self.clients.charge(client, gone.cpu)
+                    raise
                 finally:
                     self.launcher.stop(worker)
         finally:
-            account.jobs -= 1
+            setattr(account, counter, getattr(account, counter) - 1)
             self.waiting_jobs -= waiting
         self.clients.charge(client, answer.cpu)
         return answer.raise_error().blobs[0]
@@ -272,25 +276,27 @@ class Server:
     # ------------------------------------------------------------------ tables
     async def new_table(self, request: Request) -> Response:
         client = self.changing(request)
-        return _json(await self.tables.create(client, await _body(request)), 201)
+        with self.clients.busy(client):
+            return _json(await self.tables.create(client, await _body(request)), 201)
 
     async def table(self, request: Request) -> Response:
-        table, viewer, secret = self.seat(request)
-        body = await self.tables.view(table, viewer, self.client(request))
-        return _bytes(body, headers=self.claim(request, table, viewer, secret))
+        table, viewer, cookie = self.seat(request)
+        with _headers_on_error(cookie):
+            return _bytes(await self.tables.view(table, viewer, self.client(request)), headers=cookie)
 
     async def act(self, request: Request) -> Response:
         client = self.changing(request)
-        table, viewer, secret = self.seat(request)
-        body = await self.tables.act(table, viewer, await _body(request), client)
-        return _bytes(body, headers=self.claim(request, table, viewer, secret))
+        table, viewer, cookie = self.seat(request)
+        with _headers_on_error(cookie):
+            return _bytes(await self.tables.act(table, viewer, await _body(request), client), headers=cookie)
 
     async def match_log(self, request: Request) -> Response:
         table, _, _ = self.seat(request)
         if not isinstance(table, Finished):
             raise ServeError("the log of a match is given when the match is over", 409)
         if not table.log:
-            raise ServeError("this match stopped before its end (a rule failed): it has no log", 409)
+            why = table.log_dropped or "it stopped before its end (a rule failed)"
+            raise ServeError(f"this match has no log: {why}", 409)
         return Response(table.log, media_type="application/x-ndjson", headers={
             **HEADERS, "Content-Disposition": 'attachment; filename="match.jsonl"'})
 
@@ -305,7 +311,7 @@ class Server:
 
     async def close_table(self, request: Request) -> Response:
         table = self.hosted(request)
-        await self.tables.close(table, "its host closed it")
+        self.tables.close(table, "its host closed it")
         return _json({"closed": True})
 
     async def stop_bots(self, request: Request) -> Response:
@@ -314,13 +320,19 @@ class Server:
 
     # ------------------------------------------------------------------ the WebSocket of a seat
     async def socket(self, websocket: WebSocket) -> None:
+        client = self.client(websocket)
+        account = self.clients.get(client)
         try:
             self.same_origin(websocket)
-            table, viewer, secret = self.seat(websocket)
-            if secret is not None:
+            table, viewer, cookie = self.seat(websocket)
+            if cookie:
                 raise ServeError("open the seat's page first (it claims the seat for your browser)", 403)
+            if account.sockets >= self.limits.sockets_per_client:
+                raise ServeError(f"you have {account.sockets} pages open, the most this server allows one client",
+                                 429)
         except ServeError as exc:
-            code = {403: CLOSE["taken"] if "seat taken" in str(exc) else CLOSE["forbidden"], 410: CLOSE["closed"]}
+            code = {403: CLOSE["taken"] if "seat taken" in str(exc) else CLOSE["forbidden"], 410: CLOSE["closed"],
+                    429: CLOSE["busy"]}
             await websocket.accept()
             await websocket.close(code.get(exc.status, CLOSE["unknown"]), str(exc)[:120])
             return
@@ -330,18 +342,22 @@ class Server:
             return
         key = SPECTATOR if viewer == HOST else viewer
         table.watchers[key] += 1
+        account.sockets += 1
         receiving = asyncio.ensure_future(_drain(websocket))
         try:
-            await self._push(websocket, table, viewer, receiving)
-        except (WebSocketDisconnect, RuntimeError, OSError):
+            await self._push(websocket, table, viewer, receiving, client)
+        except (WebSocketDisconnect, RuntimeError, OSError, TimeoutError):
             pass
         finally:
             table.watchers[key] -= 1
+            account.sockets -= 1
             table.last_seen = time.monotonic()
             receiving.cancel()
 
-    async def _push(self, websocket: WebSocket, table: Table, viewer: int, receiving: asyncio.Future[Any]) -> None:
-        client = self.client(websocket)
+    async def _push(self, websocket: WebSocket, table: Table, viewer: int, receiving: asyncio.Future[Any],
+                    client: str) -> None:
+        """Send the viewer's view at each change, until the browser goes or the table ends (a
+        browser that does not take a frame within SEND_SECONDS is dropped)."""
         sent = -1
         while not receiving.done():
             changed = table.changed
@@ -365,7 +381,7 @@ class Server:
                         continue
                     text = payload_json({"error": str(exc), "version": version})
                 sent = version
-                await websocket.send_text(text.decode("utf-8"))
+                await asyncio.wait_for(websocket.send_text(text.decode("utf-8")), SEND_SECONDS)
                 continue
             waiting: asyncio.Future[Any] = asyncio.ensure_future(changed.wait())
             await asyncio.wait({waiting, receiving}, timeout=30, return_when=asyncio.FIRST_COMPLETED)
@@ -381,23 +397,30 @@ class Server:
         account = self.clients.get(client)
         if account.replays >= self.limits.replays_per_client:
             raise ServeError(f"you have {account.replays} logs open, the most this server allows one client", 429)
-        if len(self.replays) >= self.limits.max_replays:
+        if len(self.replays) + self.opening_replays >= self.limits.max_replays:
             raise ServeError("the server has as many logs open as it allows; try again later", 503)
         self.clients.check_cpu(client)
-        body = await _body(request, MAX_LOG_BODY)
-        replay_id = secrets.token_urlsafe(12)
-        worker = await self.launcher.start("replay")
-        account.replays += 1
-        replay = Replay(replay_id, client, worker)
-        self.replays[replay_id] = replay
+        account.replays += 1  # reserved before the first wait
+        self.opening_replays += 1
+        replay: Replay | None = None
         try:
-            answer = await worker.call("open", {"id": replay_id}, [body], self.limits.request_cpu,
-                                       self.launcher.wall(self.limits.request_cpu))
-            self.clients.charge(client, answer.cpu)
-            head = answer.raise_error().header
-        except ServeError:
-            self._drop_replay(replay)
+            with self.clients.busy(client):
+                body = await _body(request, MAX_LOG_BODY)
+                replay_id = secrets.token_urlsafe(12)
+                replay = Replay(replay_id, client, await self.launcher.start("replay"))
+                answer = await replay.worker.call("open", {"id": replay_id}, [body], self.limits.request_cpu,
+                                                  self.launcher.wall(self.limits.request_cpu))
+                self.clients.charge(client, answer.cpu)
+                head = answer.raise_error().header
+        except BaseException as exc:
+            self.clients.charge(client, getattr(exc, "cpu", 0.0))
+            account.replays -= 1
+            if replay is not None:
+                self.launcher.stop(replay.worker)
             raise
+        finally:
+            self.opening_replays -= 1
+        self.replays[replay_id] = replay
         return _json({"replay": replay_id, "total": head["total"], "players": head["players"],
                       "seats": head["seats"]}, 201)
 
@@ -443,15 +466,27 @@ def _int_param(request: Request, name: str, default: int) -> int:
     text = request.query_params.get(name)
     if text is None:
         return default
-    if not text.lstrip("-").isdigit() or len(text) > 12:
+    if not re.fullmatch(r"-?[0-9]{1,12}", text):
         raise ServeError(f"'{name}' must be a whole number")
     return int(text)
+
+
+@contextlib.contextmanager
+def _headers_on_error(headers: dict[str, str]) -> Iterator[None]:
+    """Headers an answer must carry even when it is an error (the cookie of a seat claimed)."""
+    try:
+        yield
+    except ServeError as exc:
+        exc.headers = headers  # type: ignore[attr-defined]
+        raise
 
 
 async def _body(request: Request, limit: int = MAX_BODY) -> bytes:
     """The bytes of a request's body, read only up to ``limit`` (the worker parses them)."""
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+    if declared is not None and not re.fullmatch(r"[0-9]{1,18}", declared):
+        raise ServeError("the request's Content-Length is not a number of bytes")
+    if declared is not None and int(declared) > limit:
         raise ServeError(f"the request is larger than {limit:,} bytes", 413)
     chunks = []
     size = 0
@@ -465,7 +500,9 @@ async def _body(request: Request, limit: int = MAX_BODY) -> bytes:
 
 async def _serve_error(request: Any, exc: Exception) -> Response:
     assert isinstance(exc, ServeError)
-    headers = {"Retry-After": "5"} if exc.status == 429 else None
+    headers = dict(getattr(exc, "headers", {}))
+    if exc.status == 429:
+        headers["Retry-After"] = "5"
     return _bytes(payload_json({"error": str(exc)}), exc.status, headers)
 
 

@@ -1,9 +1,9 @@
 """The bots of one table, in a worker process of their own, at a low priority.
 
-The worker keeps a copy of the match (the same seed, and every action the table applied,
-passed on with each question), so a decision needs nothing but the seat: ``decide`` answers
-with the action the seat's bot chooses. A bot thinks on a copy of that copy, so a decision cut
-short by its budget leaves the match as it was. ``capped_agent`` is the server's rule for what
+The worker keeps a copy of the match (the same seed, then every action the table applied:
+``sync``), so a decision needs nothing but the seat: ``decide`` answers with the action the
+seat's bot chooses, within the decision's CPU budget (``--bot-seconds``). A bot thinks on a
+copy of that copy, so a decision cut short leaves the match as it was. ``capped_agent`` is the server's rule for what
 a seat (or a simulation) may ask of a bot: no more than ``--bot-seconds`` per decision and
 ``--bot-iterations`` of search.
 """
@@ -70,6 +70,8 @@ class BotTable:
     def handle(self, op: str, header: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
         if op == "open":
             return self.open(header, request_body(blobs)), []
+        if op == "sync":
+            return self.sync(header.get("moves", [])), []
         if op == "decide":
             return self.decide(header), []
         raise ServeError(f"unknown request {op!r}", 500)
@@ -84,15 +86,21 @@ class BotTable:
                        for p, kind in header["bots"].items()}
         return {}
 
+    def sync(self, moves: list[list[int]]) -> dict[str, Any]:
+        """The moves the table applied since the last decision, applied to the copy."""
+        if self.state is None:
+            raise ServeError("the bots have no table", 500, fatal=True)
+        try:
+            for _, action in moves:
+                self.state.apply_action(action)
+        except (InterpreterError, TypeError, ValueError):
+            raise ServeError("the bots lost track of the match", 500, fatal=True) from None
+        return {}
+
     def decide(self, header: dict[str, Any]) -> dict[str, Any]:
         state = self.state
         if state is None:
-            raise ServeError("the bots have no table", 500)
-        try:
-            for _, action in header.get("sync", []):
-                state.apply_action(action)
-        except InterpreterError:
-            raise ServeError("the bots lost track of the match", 500, fatal=True) from None
+            raise ServeError("the bots have no table", 500, fatal=True)
         seat = header["seat"]
         agent = self.agents.get(seat)
         if agent is None or state.current_player() != seat:

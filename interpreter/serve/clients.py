@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .errors import ServeError
@@ -52,7 +54,10 @@ class Client:
     creations: Bucket
     tables: int = 0  # live tables it created
     replays: int = 0
-    jobs: int = 0  # running or waiting
+    jobs: int = 0  # checks of editor text, running or waiting
+    simulations: int = 0  # running or waiting
+    sockets: int = 0  # open WebSockets
+    working: int = 0  # its requests being worked on
     seen: float = field(default_factory=time.monotonic)
 
 
@@ -82,6 +87,19 @@ class Clients:
             raise ServeError(f"you have used the {self.limits.client_cpu:g} s of CPU this server gives a client per "
                              f"minute; try again in {math.ceil(wait)} s", 429)
 
+    @contextmanager
+    def busy(self, key: str) -> Iterator[None]:
+        """A request of the client being worked on: a 429 when it has as many as it may."""
+        client = self.get(key)
+        if client.working >= self.limits.requests_per_client:
+            raise ServeError(f"you have {client.working} requests being worked on, the most this server allows "
+                             "one client; wait for their answers", 429)
+        client.working += 1
+        try:
+            yield
+        finally:
+            client.working -= 1
+
     def cpu_wait(self, key: str) -> float:
         return self.get(key).cpu.wait(time.monotonic())
 
@@ -100,8 +118,10 @@ class Clients:
         return client
 
     def forget_idle(self, older_than: float) -> None:
-        """Drop clients with nothing live that have not been seen for a while (full buckets again)."""
+        """Drop clients with nothing live, full buckets and no visit for a while (no debt is forgiven)."""
         now = time.monotonic()
         for key in [k for k, c in self.items.items()
-                    if now - c.seen > older_than and not (c.tables or c.replays or c.jobs)]:
+                    if now - c.seen > older_than and not (c.tables or c.replays or c.jobs or c.simulations
+                                                           or c.sockets or c.working)
+                    and c.cpu.refill(now) >= c.cpu.capacity]:
             del self.items[key]

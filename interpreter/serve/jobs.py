@@ -22,6 +22,7 @@ from ..game import Game
 from ..match_counts import MatchCounter
 from ..simulate import (
     MatchError,
+    MatchStopped,
     SimulationResult,
     compare,
     match_seeds,
@@ -103,6 +104,9 @@ class Jobs:
                                  "every seat, or one for all")
         deadline = time.process_time() + limits.sim_cpu
         results = self._run(games_to_run, file, games, agents, seed, deadline)
+        if not results[0].records:
+            raise ServeError(f"not one match finished within the {limits.sim_cpu:g} s of CPU this server gives a "
+                             "simulation (--sim-cpu)", 422)
         summaries = []
         for result in results:
             summary = summarize(result)
@@ -129,19 +133,25 @@ class Jobs:
 
     def _run(self, games: list[Game], file: str, count: int, agents: list[str], seed: int,
              deadline: float) -> list[SimulationResult]:
-        """Match i of every game, then match i + 1, until ``count`` matches or the deadline."""
+        """Match i of every game, then match i + 1, until ``count`` matches or the deadline (a match
+        the deadline stops is not counted, nor its twin of the other game)."""
+        def spent() -> bool:
+            return time.process_time() >= deadline
+
         try:
             results = [simulate_game(game, file, 0, agents, seed) for game in games]
             counters = [MatchCounter(game) for game in games]
             for index in range(count):
-                if time.process_time() >= deadline:
-                    break
+                records = []
                 for game, result, counter in zip(games, results, counters):
                     state_seed, agent_seeds = match_seeds(seed, index, game.num_players)
-                    record = run_match(game, seat_agents(result.agents, index, False), state_seed, agent_seeds,
-                                       index, False, counter)
+                    records.append(run_match(game, seat_agents(result.agents, index, False), state_seed,
+                                             agent_seeds, index, False, counter, stop=spent))
+                for result, record in zip(results, records):
                     tally_counts([record], result.tally)
                     result.records.append(record)
+        except MatchStopped:
+            pass
         except (MatchError, InterpreterError, AgentError) as exc:
             raise ServeError(f"a match failed: {str(exc).splitlines()[0][:300]}", 422) from None
         return results

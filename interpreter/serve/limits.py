@@ -31,12 +31,17 @@ class ServerLimits:
     bot_match_cpu: float = 300.0
     bot_iterations: int = 2000
     bot_delay: float = 0.4
+    bot_priority: int = 20  # the niceness bots think at; 20: only on an idle core (SCHED_IDLE)
     sim_games: int = 200
     sim_cpu: float = 30.0
     jobs: int = 2
-    jobs_per_client: int = 2
+    jobs_per_client: int = 1
+    sim_jobs: int = 1
     max_replays: int = 16
     replays_per_client: int = 2
+    requests_per_client: int = 8
+    sockets_per_client: int = 16
+    finished_mb: int = 256
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -91,14 +96,24 @@ LIMITS: tuple[Limit, ...] = (
           "seat or a simulation may ask for"),
     Limit("bot_delay", "--bot-delay", "MS", 0, 10_000, "milliseconds between bot moves, to follow them",
           scale=0.001),
+    Limit("bot_priority", "--bot-priority", "NICE", 0, 20, "the priority bots think at: a nice value (0 as the "
+          "tables, 19 the lowest), or 20: only on a core the tables leave idle (Linux's SCHED_IDLE; nice 19 "
+          "elsewhere)"),
     Limit("sim_games", "--sim-games", "N", 1, 100_000, "matches one simulation may ask for"),
     Limit("sim_cpu", "--sim-cpu", "S", 0.1, 10**7, "CPU seconds of one simulation (both runs of a comparison "
           "together); it stops early and reports the matches it finished", whole=False),
-    Limit("jobs", "--jobs", "N", 1, 1024, "checks of editor text and simulations worked on at once, each in its "
-          "own process (more wait their turn)"),
+    Limit("jobs", "--jobs", "N", 1, 1024, "checks of editor text worked on at once, each in its own process "
+          "(more wait their turn)"),
     Limit("jobs_per_client", "--jobs-per-client", "N", 1, 1024, "of those, at once for one client (more get 429)"),
+    Limit("sim_jobs", "--sim-jobs", "N", 1, 1024, "simulations run at once, each in its own process (more wait "
+          "their turn; one client runs one at a time)"),
     Limit("max_replays", "--max-replays", "N", 1, 10_000, "match logs open for stepping through, in all"),
     Limit("replays_per_client", "--replays-per-client", "N", 1, 10_000, "match logs one client may have open"),
+    Limit("requests_per_client", "--requests-per-client", "N", 1, 10_000, "requests of one client worked on at "
+          "once (views, actions, opened tables and logs; more get 429)"),
+    Limit("sockets_per_client", "--sockets-per-client", "N", 1, 10_000, "open pages (WebSockets) of one client"),
+    Limit("finished_mb", "--finished-memory", "MB", 1, 1 << 20, "memory of the finished tables kept readable, in "
+          "all (the oldest are forgotten first)"),
 )
 
 

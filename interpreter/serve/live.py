@@ -2,20 +2,24 @@
 finished ones (their last views and log, kept as bytes, holding no slot), closed ones (why).
 
 The server's event loop only routes: a seat's view is asked of the table's worker once per
-version and kept; a person's action is passed on with the list of views to bring back (every
-viewer with a page open), so one round trip answers the action and updates every page. A
-table's bots move in a task of their own (``drive``): chance and bot decisions one at a time,
-the bots thinking in their niced worker, each decision within ``--bot-seconds`` and the match's
-bots within ``--bot-match-cpu`` (then they play at random, and the table says so). Every CPU
-second a table's workers report is charged to the table (``--table-cpu``) and to a client
+version (concurrent askers wait for the one answer) and kept; a person's action is passed on
+with the list of views to bring back (every viewer with a page open), so one round trip
+answers the action and updates every page. A table's bots move in a task of their own
+(``drive``): chance and bot decisions one at a time, the bots thinking in their worker (which
+runs only on a core the tables leave idle), each decision within ``--bot-seconds`` (a bot still
+thinking then plays at random that once, and its worker starts anew) and the match's bots
+within ``--bot-match-cpu`` (then they play at random, and the table says so). Every CPU second
+a table's workers use is charged to the table (``--table-cpu``) and to a client
 (``--client-cpu``): the one who asked, or for bots the table's creator, whose bots wait while
-that client's budget refills.
+that client's budget refills. Slots are reserved before any wait, so concurrent requests
+cannot pass a limit together.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import secrets
 import time
 from collections import Counter, OrderedDict
@@ -34,8 +38,9 @@ __all__ = ["Table", "Finished", "Tables", "HOST", "claim_hash"]
 
 HOST = -3  # the viewer of a table's host link: the spectator's view, and the right to stop and close it
 STATUS = ("version", "deciding", "over", "failed", "hot_viewer")  # a room's status (failed: a rule failed)
-SLOW = 0.25  # seconds of wall clock after which a request's worker yields the CPU to the others
+SLOW = 0.25  # CPU seconds of one request after which a table's worker yields the CPU to the others
 MAX_FINISHED_PER_TABLE = 20  # finished tables kept: this many per live table allowed
+log = logging.getLogger("rulespec.serve")
 
 
 def claim_hash(secret: str) -> str:
@@ -52,19 +57,20 @@ class Table:
     hot_seat: bool
     seed: int
     status: dict[str, Any]
+    body: bytes = b""  # the request that made it (the bots' worker opens the same game from it)
     bots: Worker | None = None
     tokens: dict[str, int] = field(default_factory=dict)  # token -> viewer
     claims: dict[int, str] = field(default_factory=dict)  # viewer -> hash of its browser's claim
     views: dict[int, bytes] = field(default_factory=dict)  # viewer -> payload at status["version"]
+    asking: dict[tuple[int, int], asyncio.Future[None]] = field(default_factory=dict)  # views being worked out
     watchers: Counter[int] = field(default_factory=Counter)  # viewer -> open sockets
     changed: asyncio.Event = field(default_factory=asyncio.Event)  # set (and replaced) at each change
     wake: asyncio.Event = field(default_factory=asyncio.Event)  # a person acted, or the table is ending
-    body: bytes = b""  # the request that made it (the bots' worker opens the same game from it)
     moves: list[list[int]] = field(default_factory=list)  # [player, action] of every move so far
     synced: int = 0  # the moves the bots' copy of the match has seen
     cpu: float = 0.0
     bot_cpu: float = 0.0
-    bots_random: bool = False  # the bots play at random (their time is spent, or they failed)
+    bots_random: bool = False  # the bots play at random (their time for the match is spent)
     bots_stopped: bool = False  # the host stopped them
     last_seen: float = field(default_factory=time.monotonic)
     task: asyncio.Task[None] | None = None
@@ -82,7 +88,12 @@ class Finished:
     tokens: dict[str, int]
     claims: dict[int, str]
     error: str | None
+    log_dropped: str | None = None  # why it has no log, when the log was too large to keep
     ended: float = field(default_factory=time.monotonic)
+
+    @property
+    def size(self) -> int:
+        return len(self.log) + sum(len(v) for v in self.views.values())
 
 
 class Tables:
@@ -91,7 +102,9 @@ class Tables:
         self.limits = limits
         self.clients = clients
         self.live: dict[str, Table] = {}
+        self.opening = 0  # tables being opened: they hold a slot already
         self.finished: OrderedDict[str, Finished] = OrderedDict()
+        self.finished_bytes = 0
         self.closed: dict[str, tuple[str, float]] = {}  # table id -> why it was closed, when
         self.tokens: dict[str, tuple[str, int]] = {}  # token -> (table id, viewer)
 
@@ -112,33 +125,32 @@ class Tables:
     # ------------------------------------------------------------------ creating
     async def create(self, client: str, body: bytes) -> dict[str, Any]:
         account = self.clients.check_create(client)
-        if len(self.live) >= self.limits.max_tables:
+        if len(self.live) + self.opening >= self.limits.max_tables:
             raise ServeError(f"the server has {self.limits.max_tables} live tables, its most; try again later", 503)
         account.creations.spend(1.0, time.monotonic())
-        account.tables += 1
+        account.tables += 1  # both reserved before the first wait
+        self.opening += 1
         try:
             return await self._open(client, body)
         except BaseException:
             account.tables -= 1
             raise
+        finally:
+            self.opening -= 1
 
     async def _open(self, client: str, body: bytes) -> dict[str, Any]:
         room = await self.launcher.start("room")
         try:
             answer = await self._ask(room, client, "open", {}, [body])
             head = answer.raise_error().header
+            table = Table(secrets.token_urlsafe(12), client, room, list(head["kinds"]), list(head["seat_names"]),
+                          bool(head["hot_seat"]), int(head["seed"]), {k: head.get(k) for k in STATUS}, body=body)
+            table.cpu = answer.cpu
+            if any(kind != HUMAN for kind in table.kinds):
+                await self.start_bots(table)
         except BaseException:
             self.launcher.stop(room)
             raise
-        table = Table(secrets.token_urlsafe(12), client, room, list(head["kinds"]), list(head["seat_names"]),
-                      bool(head["hot_seat"]), int(head["seed"]), {k: head.get(k) for k in STATUS}, body=body)
-        table.cpu = answer.cpu
-        if any(kind != HUMAN for kind in table.kinds):
-            try:
-                await self.start_bots(table)
-            except BaseException:
-                self.launcher.stop(room)
-                raise
         links = self._register(table)
         table.task = asyncio.get_running_loop().create_task(self.drive(table))
         return links
@@ -163,14 +175,17 @@ class Tables:
     # ------------------------------------------------------------------ asking a table's workers
     async def _ask(self, worker: Worker, client: str, op: str, header: dict[str, Any], blobs: list[bytes],
                    budget: float | None = None) -> Answer:
-        """One request to a worker, paid by ``client``; a slow one lowers the worker's priority."""
+        """One request to a worker, paid by ``client`` (a killed worker's CPU too); a costly one
+        lowers the worker's priority from then on."""
         budget = budget or self.limits.request_cpu
-        slow = asyncio.get_running_loop().call_later(SLOW, worker.lower_priority)
         try:
             answer = await worker.call(op, header, blobs, budget, self.launcher.wall(budget))
-        finally:
-            slow.cancel()
+        except WorkerGone as gone:
+            self.clients.charge(client, gone.cpu)
+            raise
         self.clients.charge(client, answer.cpu)
+        if answer.cpu > SLOW and op != "open" and worker.kind == "room":
+            worker.lower_priority()
         return answer
 
     async def ask(self, table: Table, client: str, op: str, header: dict[str, Any] | None = None,
@@ -180,18 +195,20 @@ class Tables:
             raise self._gone(table)
         try:
             answer = await self._ask(table.room, client, op, header or {}, blobs or [])
-        except WorkerGone:
-            await self.close(table, "its worker stopped answering")
-            raise
+        except WorkerGone as gone:
+            table.cpu += gone.cpu
+            if table.live:
+                self.close(table, "its worker stopped answering")
+            raise self._gone(table) from None
         table.cpu += answer.cpu
         error = answer.header.get("error")
         if answer.header.get("fatal"):
-            await self.close(table, str(error))
+            self.close(table, str(error))
             answer.raise_error()
         if error is None:
             self._update(table, answer)
         if table.cpu > self.limits.table_cpu:
-            await self.close(table, f"it used the {self.limits.table_cpu:g} s of CPU this server gives a table")
+            self.close(table, f"it used the {self.limits.table_cpu:g} s of CPU this server gives a table")
         return answer.raise_error()
 
     def _gone(self, table: Table) -> ServeError:
@@ -222,8 +239,8 @@ class Tables:
 
     # ------------------------------------------------------------------ what a viewer sees and does
     async def view(self, table: Table | Finished, viewer: int, client: str) -> bytes:
-        """The viewer's payload now (asked of the table once per version; a table that ends
-        meanwhile answers with its last view)."""
+        """The viewer's payload now: asked of the table once per version (concurrent askers wait
+        for that one answer); a table that ends meanwhile answers with its last view."""
         key = SPECTATOR if viewer == HOST else viewer
         while True:
             if isinstance(table, Finished):
@@ -237,12 +254,21 @@ class Tables:
             hit = table.views.get(key)
             if hit is not None:
                 return hit
+            slot = (key, table.status["version"])
+            waiting = table.asking.get(slot)
+            if waiting is not None:
+                await asyncio.shield(waiting)
+                continue
             self.clients.check_cpu(client)
+            table.asking[slot] = asyncio.get_running_loop().create_future()
             try:
-                await self.ask(table, client, "view", {"want": [key]})
+                with self.clients.busy(client):
+                    await self.ask(table, client, "view", {"want": [key]})
             except ServeError:
                 if table.id not in self.finished:
                     raise  # (a table that finished meanwhile answers with its last view)
+            finally:
+                table.asking.pop(slot).set_result(None)
 
     async def act(self, table: Table | Finished, viewer: int, body: bytes, client: str) -> bytes:
         if isinstance(table, Finished) or table.status["over"] or table.status["failed"]:
@@ -252,15 +278,19 @@ class Tables:
                 or table.kinds[seat] != HUMAN:
             raise ServeError("it is not your turn", 409)
         self.clients.check_cpu(client)
-        await self.ask(table, client, "act", {"viewer": viewer, "want": self.watching(table, viewer)}, [body])
+        with self.clients.busy(client):
+            await self.ask(table, client, "act", {"viewer": viewer, "want": self.watching(table, viewer)}, [body])
         table.wake.set()
         return await self.view(table, viewer, client)
 
     # ------------------------------------------------------------------ bots and chance
     async def drive(self, table: Table) -> None:
-        """Move for chance and the bots until a person must, the match ends or the table closes."""
-        try:
-            while table.live:
+        """Move for chance and the bots until a person must, the match ends or the table closes.
+        A request of its own that fails (not fatally) is tried again a second later; the third
+        failure in a row closes the table with its message."""
+        failures = 0
+        while table.live:
+            try:
                 status = table.status
                 deciding = status["deciding"]
                 if status["over"] or status["failed"]:
@@ -273,8 +303,15 @@ class Tables:
                 else:
                     table.wake.clear()
                     await table.wake.wait()
-        except ServeError:
-            return  # the table closed (the reason is kept for its viewers)
+                failures = 0
+            except ServeError as exc:
+                failures += 1
+                if failures >= 3:
+                    self.close(table, str(exc))
+                await asyncio.sleep(1.0)
+            except Exception:  # a bug: the table closes, the server goes on
+                log.exception("the driver of table %s", table.id)
+                self.close(table, "an internal error of the server (its log has the details)")
 
     async def start_bots(self, table: Table) -> None:
         """The table's bots in a worker of their own, with a copy of the match (caught up at their next decision)."""
@@ -286,6 +323,9 @@ class Tables:
         except BaseException:
             self.launcher.stop(worker)
             raise
+        if table.bots_stopped or table.bots_random or not table.live:  # changed while it started
+            self.launcher.stop(worker)
+            return
         table.bots, table.synced = worker, 0
 
     async def bot_move(self, table: Table, seat: int) -> None:
@@ -296,36 +336,49 @@ class Tables:
             await asyncio.sleep(limits.bot_delay)
         while (wait := self.clients.cpu_wait(table.client)) > 0:  # the creator's CPU for now is spent
             await asyncio.sleep(min(wait, 5.0))
-            if not table.live or table.bots_stopped:
-                return
         want = self.watching(table, SPECTATOR)
-        if not table.bots_random and table.bots is None:
-            await self.start_bots(table)
-        if table.bots_random or table.bots is None:
-            await self.ask(table, table.client, "random", {"seat": seat, "want": want})
+        if not (table.live and table.status["deciding"] == seat) or table.bots_stopped:
             return
-        budget = limits.request_cpu + 1.5 * limits.bot_seconds + 0.5
-        sync = table.moves[table.synced:]
-        try:
-            answer = await self._ask(table.bots, table.client, "decide", {"seat": seat, "sync": sync}, [], budget)
-        except WorkerGone:
-            answer = Answer({"error": "the bots stopped answering", "fatal": True})
-        table.bot_cpu += answer.cpu
-        table.cpu += answer.cpu
-        if "error" in answer.header:
-            if answer.header.get("fatal"):  # its worker ended: a new one catches up at the next decision
-                self.launcher.stop(table.bots)
-                table.bots = None
-            name = table.seat_names[seat]
-            await self.ask(table, table.client, "notice", {"text": f"{name}'s bot did not decide in time and "
-                                                                   "played at random", "want": want})
+        action = None if table.bots_random else await self.decide(table, seat)
+        if not table.live or table.bots_stopped or table.status["deciding"] != seat:
+            return  # the host stopped the bots (or the table ended) meanwhile
+        if action is None:
             await self.ask(table, table.client, "random", {"seat": seat, "want": want})
-            return
-        table.synced += len(sync)
-        await self.ask(table, table.client, "bot", {"seat": seat, "action": answer.header["action"], "want": want})
-        if table.bot_cpu > limits.bot_match_cpu:
+        else:
+            await self.ask(table, table.client, "bot", {"seat": seat, "action": action, "want": want})
+        if table.bot_cpu > limits.bot_match_cpu and not table.bots_random:
             await self.bots_at_random(table, f"the bots have used the {limits.bot_match_cpu:g} s of thinking this "
                                              "server gives a match: they play at random from now on")
+
+    async def decide(self, table: Table, seat: int) -> int | None:
+        """The action the seat's bot chooses, or None (then it plays at random, once): its worker
+        failed or thought past ``--bot-seconds`` (a new worker catches up at the next decision)."""
+        limits = self.limits
+        try:
+            if table.bots is None:
+                await self.start_bots(table)
+            worker = table.bots
+            if worker is None:
+                return None
+            sync = table.moves[table.synced:]
+            if sync:
+                (await self._ask(worker, table.client, "sync", {"moves": sync}, [])).raise_error()
+                table.synced += len(sync)
+            answer = await self._ask(worker, table.client, "decide", {"seat": seat}, [],
+                                     1.25 * limits.bot_seconds + 0.1)
+        except ServeError as exc:
+            answer = Answer({"error": str(exc), "fatal": True, "cpu": getattr(exc, "cpu", 0.0)})
+        table.bot_cpu += answer.cpu
+        table.cpu += answer.cpu
+        if "error" not in answer.header:
+            return int(answer.header["action"])
+        self.launcher.stop(table.bots)  # its copy of the match may be behind: a new one starts next time
+        table.bots = None
+        if table.live and not table.bots_stopped:
+            await self.ask(table, table.client, "notice", {
+                "text": f"{table.seat_names[seat]}'s bot did not decide in time and played at random",
+                "want": self.watching(table, SPECTATOR)})
+        return None
 
     async def bots_at_random(self, table: Table, notice: str) -> None:
         if table.bots_random:
@@ -342,23 +395,28 @@ class Tables:
         table.bots_stopped = True
         self.launcher.stop(table.bots)
         table.bots = None
+        table.wake.set()
         await self.ask(table, table.client, "notice", {"text": "the table's host stopped the bots",
                                                        "want": self.watching(table, SPECTATOR)})
-        table.wake.set()
 
     # ------------------------------------------------------------------ the end of a table
     async def finish(self, table: Table) -> None:
         """A match over (or stopped by a failing rule): its views and log kept, its workers and slot freed."""
         answer = await self.ask(table, table.client, "final")
+        if not table.live:
+            return  # the last request closed it (its budget)
         head = answer.header
-        views = dict(zip(head["viewers"], answer.blobs))
-        self.finished[table.id] = Finished(table.id, views, answer.blobs[-1], table.tokens, table.claims,
-                                           head.get("failed"))
+        done = Finished(table.id, dict(zip(head["viewers"], answer.blobs)), answer.blobs[-1], table.tokens,
+                        table.claims, head.get("failed"), head.get("log_dropped"))
+        self.finished[table.id] = done
+        self.finished_bytes += done.size
         self._release(table)
-        while len(self.finished) > MAX_FINISHED_PER_TABLE * self.limits.max_tables:
-            self._forget(self.finished.popitem(last=False)[1].tokens)
+        budget = self.limits.finished_mb << 20
+        while self.finished and (len(self.finished) > MAX_FINISHED_PER_TABLE * self.limits.max_tables
+                                 or self.finished_bytes > budget):
+            self._drop_finished(next(iter(self.finished)))
 
-    async def close(self, table: Table, reason: str) -> None:
+    def close(self, table: Table, reason: str) -> None:
         """A live table ended without finishing: its workers stop, its links say why."""
         if table.id not in self.live:
             return
@@ -369,7 +427,8 @@ class Tables:
 
     def _release(self, table: Table) -> None:
         """Its slot and workers freed (its links stay: they lead to its end, or say why it closed)."""
-        self.live.pop(table.id, None)
+        if self.live.pop(table.id, None) is None:
+            return
         self.launcher.stop(table.room)
         self.launcher.stop(table.bots)
         table.bots = None
@@ -378,8 +437,10 @@ class Tables:
         table.wake.set()
         self._notify(table)
 
-    def _forget(self, tokens: dict[str, int]) -> None:
-        for token in tokens:
+    def _drop_finished(self, table_id: str) -> None:
+        done = self.finished.pop(table_id)
+        self.finished_bytes -= done.size
+        for token in done.tokens:
             self.tokens.pop(token, None)
 
     async def sweep(self) -> None:
@@ -388,9 +449,9 @@ class Tables:
         limits = self.limits
         for table in list(self.live.values()):
             if not any(table.watchers.values()) and now - table.last_seen > limits.idle:
-                await self.close(table, f"nobody had it open for {limits.idle:g} s")
+                self.close(table, f"nobody had it open for {limits.idle:g} s")
         for table_id in [k for k, f in self.finished.items() if now - f.ended > limits.keep_finished]:
-            self._forget(self.finished.pop(table_id).tokens)
+            self._drop_finished(table_id)
         gone = {k for k, (_, when) in self.closed.items() if now - when > limits.keep_finished}
         for table_id in gone:
             del self.closed[table_id]

@@ -34,6 +34,8 @@ __all__ = ["Room", "HOT_SEAT", "payload_json", "SEED_LIMIT"]
 
 HOT_SEAT = -2
 SEED_LIMIT = 2**64
+MAX_VIEW = 1_000_000  # bytes of one view: a larger one closes the table
+MAX_LOG = 4_000_000  # bytes of a finished match's log kept (what the replay page may open)
 
 
 def _finite(value: Any) -> Any:
@@ -182,8 +184,11 @@ class Room:
                    seats=[{"seat": p, "name": name, "kind": kind}
                           for p, (name, kind) in enumerate(zip(self.game.seat_names, self.kinds))],  # type: ignore[union-attr]
                    spec=self.file, error=self.error, over=self.state.is_terminal(), notices=self.notices[-5:])
-        body = payload_json(out)
-        return b'{"layout":' + self.layout_json.encode("utf-8") + b"," + body[1:]
+        body = b'{"layout":' + self.layout_json.encode("utf-8") + b"," + payload_json(out)[1:]
+        if len(body) > MAX_VIEW:
+            raise ServeError(f"a view of this table is larger than {MAX_VIEW:,} bytes, the most this server sends",
+                             422, fatal=True)
+        return body
 
     # ------------------------------------------------------------------ changing
     def act(self, viewer: int, body: dict[str, Any]) -> None:
@@ -232,6 +237,9 @@ class Room:
         viewers = list(range(len(self.kinds))) + [SPECTATOR] + ([HOT_SEAT] if self.hot_seat else [])
         header, views = self.views(viewers)
         log = self.log_text() if self.state.is_terminal() else b""
+        if len(log) > MAX_LOG:
+            header["log_dropped"] = f"its log is larger than {MAX_LOG:,} bytes, the most this server keeps"
+            log = b""
         return header, views + [log]
 
     def log_text(self) -> bytes:

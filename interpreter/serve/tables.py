@@ -27,11 +27,17 @@ from ..play import EventText
 from ..state import CHANCE, State
 from ..visibility import visible_cards
 
-__all__ = ["SPECTATOR", "layout", "action_targets", "LogBook", "seat_view", "MAX_EVENTS", "MAX_LOG", "Wording"]
+__all__ = ["SPECTATOR", "layout", "action_targets", "LogBook", "seat_view", "MAX_EVENTS", "MAX_LOG", "Wording",
+           "shown"]
 
 SPECTATOR = -1  # the viewer who is no seat: sees what every seat may see
 MAX_EVENTS = 40  # the latest events sent with a view
 MAX_LOG = 40  # the latest log lines sent with a view
+MAX_WORDS = 300  # characters of a label or an event's text shown (a rule may write a megabyte of them)
+
+
+def shown(text: str) -> str:
+    return text if len(text) <= MAX_WORDS else text[: MAX_WORDS - 1] + "\u2026"
 
 
 def layout(game: Game) -> dict[str, Any]:
@@ -117,8 +123,8 @@ class LogBook:
         loc, face = before
         touched = [c for c in range(len(loc)) if loc[c] != after.loc[c] or face[c] != after.face[c]]
         n = self.game.num_players
-        texts = [self._for(label, touched, after, v, player) for v in range(n)]
-        texts.append(self._for(label, touched, after, SPECTATOR, player))
+        texts = [shown(self._for(label, touched, after, v, player)) for v in range(n)]
+        texts.append(shown(self._for(label, touched, after, SPECTATOR, player)))
         self.entries.append((player, texts))
 
     def _for(self, label: str, touched: list[int], after: State, viewer: int, actor: int) -> str:
@@ -145,12 +151,12 @@ def seat_view(state: State, viewer: int, book: LogBook, may_act: bool, words: Wo
     game = state.game
     obs = state.observation(viewer)
     events = obs.pop("events", [])
-    obs["events"] = [{**e, "text": words.events.line(e)} for e in events[-MAX_EVENTS:]]
+    obs["events"] = [{**e, "text": shown(words.events.line(e))} for e in events[-MAX_EVENTS:]]
     obs["events_total"] = len(events)
     out: dict[str, Any] = {"view": obs, "you": viewer, "log": book.lines(viewer), "actions": [], "step": None}
     pending = state.pending
     if may_act and not state.is_terminal() and pending is not None and pending.player == viewer >= 0:
-        out["actions"] = [{"id": a, "label": state.action_to_string(a), "name": words.action_name(a),
+        out["actions"] = [{"id": a, "label": shown(state.action_to_string(a)), "name": words.action_name(a),
                            "target": _piece_cell(state, action_targets(game, a))}  # type: ignore[arg-type]
                           for a in state.legal_actions()]
         out["step"] = words.step(list(dict.fromkeys(a["name"] for a in out["actions"])))

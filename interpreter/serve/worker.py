@@ -37,8 +37,7 @@ from .wire import encode, read_frame
 
 __all__ = ["main", "KINDS", "NICE"]
 
-NICE = {"room": 0, "replay": 5, "job": 5, "bots": 19}  # bots and simulations yield to the tables' requests
-IDLE = ("bots",)  # ... bots run only when the tables' requests leave a core idle (Linux's SCHED_IDLE)
+NICE = {"room": 0, "replay": 5, "job": 5}  # checks and simulations yield to the tables' requests
 
 
 class Handler(Protocol):
@@ -67,14 +66,16 @@ def _limit_memory(megabytes: int) -> None:
         pass
 
 
-def _yield_cpu(kind: str) -> None:
-    """Lower this worker's priority as its kind asks (a process may always lower its own)."""
-    if NICE.get(kind):
-        os.nice(NICE[kind])
-    if kind in IDLE and hasattr(os, "sched_setscheduler"):
+def _lower_priority(nice: int) -> None:
+    """Lower this worker's priority to ``nice`` (a process may always lower its own); 20: run only
+    on an idle core (SCHED_IDLE), or at nice 19 where the system has no such class."""
+    current = os.nice(0)
+    if min(nice, 19) > current:
+        os.nice(min(nice, 19) - current)
+    if nice >= 20 and hasattr(os, "sched_setscheduler"):
         try:
             os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-        except (OSError, AttributeError):  # not Linux: its nice value still applies
+        except (OSError, AttributeError):
             pass
 
 
@@ -112,7 +113,7 @@ def main(sock: socket.socket, kind: str) -> None:
         limits = ServerLimits.from_json(hello["limits"])
         files = ServedFiles(dict(zip(hello["names"], (b.decode("utf-8") for b in blobs))), dict(hello["specs"]))
         _limit_memory(limits.memory_mb)
-        _yield_cpu(kind)
+        _lower_priority(NICE.get(kind, 0))
         handler: Handler = KINDS[kind](files, limits)
         sock.sendall(encode({"ok": True, "pid": os.getpid()}))
         while True:
@@ -124,6 +125,8 @@ def main(sock: socket.socket, kind: str) -> None:
             sock.sendall(encode(out, out_blobs))
             if out.get("fatal"):
                 return
+            if kind == "bots" and header.get("op") == "open":  # its game opened: it thinks at the bots' priority
+                _lower_priority(limits.bot_priority)
     except (EOFError, OSError):
         return
     finally:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -19,8 +20,6 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-import anyio
 
 from .errors import ServeError
 from .limits import ServerLimits
@@ -34,10 +33,25 @@ START_SECONDS = 10.0
 
 
 class WorkerGone(ServeError):
-    """A worker that ended (or was killed) before it answered."""
+    """A worker that ended (or was killed) before it answered; ``cpu``: what it used unreported."""
 
-    def __init__(self, message: str):
+    def __init__(self, message: str, cpu: float = 0.0):
         super().__init__(message, 503, fatal=True)
+        self.cpu = cpu
+
+
+WHAT = {"room": "this table", "bots": "this table's bots", "job": "this job", "replay": "this log"}
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def process_cpu(pid: int) -> float | None:
+    """The CPU seconds a process has used so far (Linux's /proc), None when it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICKS
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 @dataclass
@@ -71,47 +85,90 @@ class Worker:
         self.lock = asyncio.Lock()
         self.busy_since: float | None = None
         self.alive = True
+        self.reported = 0.0  # the CPU its answers have reported
+        # a handle on this very process: a pid may be reused once the process ended (Linux 5.3+)
+        self.pidfd = _pidfd(pid)
 
     async def call(self, op: str, header: dict[str, Any] | None = None, blobs: Sequence[bytes] = (),
                    budget: float | None = None, wall: float | None = None) -> Answer:
-        """The worker's answer to one request (its ``error``, if any, is left to the caller)."""
+        """The worker's answer to one request (its ``error``, if any, is left to the caller). A
+        worker that does not answer in time, or whose caller stops waiting, is killed: its
+        conversation is lost, and the CPU it used unreported comes with ``WorkerGone``."""
         message = encode({**(header or {}), "op": op, **({"budget": budget} if budget else {})}, blobs)
         async with self.lock:
             if not self.alive:
-                raise WorkerGone("the worker of this table has stopped")
+                raise WorkerGone(f"the worker of {WHAT[self.kind]} has stopped")
             self.busy_since = asyncio.get_running_loop().time()
             try:
                 self.writer.write(message)
                 await self.writer.drain()
                 head, out = await asyncio.wait_for(read_frame_async(self.reader), wall or START_SECONDS)
             except (TimeoutError, EOFError, OSError, ValueError):
+                raise WorkerGone(f"the worker of {WHAT[self.kind]} stopped answering", self.kill()) from None
+            except BaseException:  # the caller stopped waiting (cancelled): the answer would go astray
                 self.kill()
-                raise WorkerGone("the worker of this table stopped answering") from None
+                raise
             finally:
                 self.busy_since = None
-        return Answer(head, out)
+        answer = Answer(head, out)
+        self.reported += answer.cpu
+        return answer
 
     def lower_priority(self, nice: int = 10) -> None:
         """From now on this worker yields the CPU to the others (its requests cost much)."""
+        if not self.alive or _ended(self.pidfd):
+            return
         try:
-            current = os.getpriority(os.PRIO_PROCESS, self.pid)
-            if current < nice:
+            if os.getpriority(os.PRIO_PROCESS, self.pid) < nice:
                 os.setpriority(os.PRIO_PROCESS, self.pid, nice)
-        except (OSError, ProcessLookupError):
+        except OSError:
             pass
 
-    def kill(self) -> None:
+    def kill(self) -> float:
+        """Stop the worker; the CPU it used that no answer reported."""
         if not self.alive:
-            return
+            return 0.0
         self.alive = False
+        used = process_cpu(self.pid) if not _ended(self.pidfd) else None
         try:
             self.writer.close()
         except (OSError, RuntimeError):
             pass
         try:
-            os.kill(self.pid, signal.SIGKILL)
+            if self.pidfd is not None:
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+            else:
+                os.kill(self.pid, signal.SIGKILL)
         except OSError:
             pass
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None
+        return max(0.0, used - self.reported) if used is not None else 0.0
+
+
+def _abandon(forked: asyncio.Future[int], child: socket.socket) -> None:
+    """A worker forked for a caller that stopped waiting: kill it (just forked, its pid is its own)."""
+    child.close()
+    if not forked.cancelled() and forked.exception() is None and forked.result() > 0:
+        try:
+            os.kill(forked.result(), signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _pidfd(pid: int) -> int | None:
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _ended(pidfd: int | None) -> bool:
+    """Whether the process a pidfd holds has ended (it reads as ready then)."""
+    if pidfd is None:
+        return False
+    return bool(select.select([pidfd], [], [], 0)[0])
 
 
 class Launcher:
@@ -162,15 +219,25 @@ class Launcher:
             raise WorkerGone("a worker process could not start")
 
     async def start(self, kind: str) -> Worker:
+        """A new worker of ``kind``, greeted; one whose caller stops waiting is stopped, never left behind."""
         parent, child = socket.socketpair()
+        forking = asyncio.get_running_loop().run_in_executor(None, self._fork, kind, child.fileno())
         try:
-            pid = await anyio.to_thread.run_sync(self._fork, kind, child.fileno())
-        finally:
-            child.close()
+            pid = await asyncio.shield(forking)
+        except BaseException:  # cancelled while the zygote forks: stop the worker once it exists
+            parent.close()
+            forking.add_done_callback(lambda done: _abandon(done, child))
+            raise
+        child.close()
         if pid <= 0:
             parent.close()
             raise WorkerGone("a worker process could not start")
-        reader, writer = await asyncio.open_unix_connection(sock=parent)
+        try:
+            reader, writer = await asyncio.open_unix_connection(sock=parent)
+        except BaseException:
+            parent.close()
+            os.kill(pid, signal.SIGKILL)  # (just forked: its pid cannot have been reused yet)
+            raise
         worker = Worker(kind, pid, reader, writer)
         self.workers.add(worker)
         try:
@@ -182,6 +249,9 @@ class Launcher:
         except (TimeoutError, EOFError, OSError, ValueError):
             self.stop(worker)
             raise WorkerGone("a worker process could not start") from None
+        except BaseException:  # cancelled while greeting it
+            self.stop(worker)
+            raise
         return worker
 
     def wall(self, budget: float) -> float:
