@@ -524,29 +524,28 @@ def test_a_client_has_only_so_many_requests_in_work(served):
 
 
 def test_the_bots_go_on_when_their_worker_fails_to_start(served, monkeypatch):
-    from interpreter.serve.live import Tables
-    from interpreter.serve.workers import WorkerGone
+    """A bot that thinks past its seconds loses its worker; when a new one then fails to start,
+    the bot plays at random and the table goes on (its driver stopped for good, before)."""
+    from interpreter.serve.workers import Launcher, WorkerGone
 
-    server = served(bot_seconds=0.5)
-    real = Tables.start_bots
-    failed: list[int] = []
+    server = served([SPECS / "many_actions.yaml"], bot_seconds=0.01, bot_match_cpu=1000)
+    real = Launcher.start
+    starts: list[str] = []
 
-    async def flaky(self: Any, table: Any) -> None:
-        if table.status["version"] > 0 and not failed:  # not at the opening: while the match is on
-            failed.append(1)
+    async def flaky(self: Any, kind: str) -> Any:
+        starts.append(kind)
+        if kind == "bots" and starts.count("bots") == 2:  # the first restart of the bots' worker fails
             raise WorkerGone("a worker process could not start")
-        await real(self, table)
+        return await real(self, kind)
 
-    monkeypatch.setattr(Tables, "start_bots", flaky)
+    monkeypatch.setattr(Launcher, "start", flaky)
     browser = server.browser()
-    links = create(browser, spec="highhand", players=2, seats=["random", "mcts"], options={"rounds": 1})
-    table = server.tables.live[links["match"]]
-    server.app.state.server.launcher.stop(table.bots)  # the bots' worker is gone: the next decision restarts it
-    table.bots = None
-    wait_until(lambda: browser.get(f"/api/t/{links['spectator']}").json().get("over"))
-    assert failed
-    notices = browser.get(f"/api/t/{links['spectator']}").json()["notices"]
-    assert "P1's bot did not decide in time and played at random" in notices
+    links = create(browser, spec="many-actions", players=2, seats=["greedy", "greedy"])
+    wait_until(lambda: browser.get(f"/api/t/{links['spectator']}").json()["version"] >= 6)
+    assert starts.count("bots") >= 3  # the bots' worker started again after the failed start
+    assert links["match"] in server.tables.live
+    assert any(n.endswith("bot did not decide in time and played at random")
+               for n in browser.get(f"/api/t/{links['spectator']}").json()["notices"])
 
 
 def test_a_bot_thinks_within_its_seconds_and_the_match_within_its_bots_budget(served):
