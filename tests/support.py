@@ -14,11 +14,12 @@ from contextlib import contextmanager
 from typing import Any
 
 import interpreter
+from interpreter import codegen
 from interpreter.state import State, move_card
 
 __all__ = [
     "card_ids", "zone_index", "set_zone", "place_piece", "labels", "act", "play_random", "zone_names",
-    "cell_index", "played", "play_until", "inside_an_effect", "bounded", "Hang", "lockstep",
+    "cell_index", "played", "play_until", "inside_an_effect", "bounded", "Hang", "lockstep", "engine_mode",
 ]
 
 
@@ -145,6 +146,20 @@ def inside_an_effect(state: State) -> bool:
     pending = state.pending
     return (pending is not None and pending.player >= 0 and len(state.stack) > 8
             and type(state.game.codes[state.stack[-1][0]]) is flow.BlockCode and bool(state.stack[-1][2]))
+
+
+@contextmanager
+def engine_mode(mode: str) -> Iterator[None]:
+    """Games linked inside the block run on ``mode``'s executor: "on" (generated code, the closures
+    where it has none), "strict" (generated code with no fallback to the closures) or "off" (the
+    closures only). The one place tests choose an executor (``interpreter.codegen.MODE``, read when
+    a game is linked), so that the executor's switch can change here alone."""
+    before = codegen.MODE
+    codegen.MODE = mode
+    try:
+        yield
+    finally:
+        codegen.MODE = before
 
 
 def load(path: str, **kwargs: Any) -> interpreter.Game:

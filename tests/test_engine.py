@@ -10,10 +10,10 @@ import textwrap
 import pytest
 
 import interpreter
-from interpreter import IllegalActionError, RuleError, codegen
+from interpreter import IllegalActionError, RuleError
 from rulespec import SpecError
 from tests.conftest import ROOT, require
-from tests.support import act, card_ids, labels, play_random, zone_names
+from tests.support import act, card_ids, engine_mode, labels, play_random, zone_names
 
 BASE = """
 game: {name: Tiny, players: [2, 3, 4]}
@@ -740,11 +740,11 @@ def test_illegal_actions_raise_and_leave_the_state_unchanged():
 
 
 @pytest.mark.parametrize("mode", ["on", "off"])
-def test_playing_on_from_a_state_leaves_its_copies_as_they_were(mode, monkeypatch):
+def test_playing_on_from_a_state_leaves_its_copies_as_they_were(mode):
     """A pending decision's env is its own: the block that goes on after the decision (a `let`
     after the choice) writes into its frame's env, never into the decision a copy shares."""
-    monkeypatch.setattr(codegen, "MODE", mode)
-    game = make("""
+    with engine_mode(mode):
+        game = make("""
         game: {name: Lets, players: 2}
         variables: {n: {type: int, initial: 0}}
         round:
@@ -756,17 +756,17 @@ def test_playing_on_from_a_state_leaves_its_copies_as_they_were(mode, monkeypatc
               then: [end game]
         match: {returns: {value: "0", min: 0, max: 0}}
     """, base="")
-    state = game.new_initial_state(0)
-    while not state.is_terminal():
-        saved = state.to_json()
-        ahead = state.clone()
-        ahead.apply_action(ahead.legal_actions()[0])  # a copy plays on: the state is as it was
-        assert state.to_json() == saved
-        copy = state.clone()
-        state.apply_action(state.legal_actions()[-1])  # the state plays on: its copy is as it was
-        assert copy.to_json() == saved
-        copy.apply_action(copy.legal_actions()[-1])
-        assert copy.to_json() == state.to_json()
+        state = game.new_initial_state(0)
+        while not state.is_terminal():
+            saved = state.to_json()
+            ahead = state.clone()
+            ahead.apply_action(ahead.legal_actions()[0])  # a copy plays on: the state is as it was
+            assert state.to_json() == saved
+            copy = state.clone()
+            state.apply_action(state.legal_actions()[-1])  # the state plays on: its copy is as it was
+            assert copy.to_json() == saved
+            copy.apply_action(copy.legal_actions()[-1])
+            assert copy.to_json() == state.to_json()
 
 
 def test_a_game_that_never_ends_hits_the_declared_bound_with_its_position():
@@ -1111,13 +1111,13 @@ _LONE = _NEXT.replace("    - n += 1\n    - if: n >= 8\n      then: [end game]\n"
     (["block", "pass", "pass"], [0, 2, 0, 1]),       # the next seat in order has a turn to skip
     (["pass", "block", "pass"], [0, 1, 0, 1]),       # (seat 2 skipped, from seat 1)
 ])
-def test_next_and_skip_when_the_turn_is_one_choice(monkeypatch, mode, moves, seats):
-    monkeypatch.setattr(codegen, "MODE", mode)
-    game = make(_LONE, players=3)
-    assert "action: block" in _LONE
-    phase = next(code for code in game.codes if type(code).__name__ == "PhaseCode")
-    assert phase.lone_choice is not None
-    assert _seats_to_move(game, moves) == seats
+def test_next_and_skip_when_the_turn_is_one_choice(mode, moves, seats):
+    with engine_mode(mode):
+        game = make(_LONE, players=3)
+        assert "action: block" in _LONE
+        phase = next(code for code in game.codes if type(code).__name__ == "PhaseCode")
+        assert phase.lone_choice is not None
+        assert _seats_to_move(game, moves) == seats
 
 
 def test_next_survives_a_saved_state_and_is_checked_when_loaded():
@@ -1329,16 +1329,14 @@ match: {}
     ("distinct(a + b for a in [1, 2] for b in [1, 2])", [2, 3, 4]),
 ])
 @pytest.mark.parametrize("mode", ["strict", "off"])
-def test_a_comprehension_may_have_several_for_clauses(expr, value, mode, monkeypatch):
+def test_a_comprehension_may_have_several_for_clauses(expr, value, mode):
     """Each clause loops inside the one before, with its names bound (Python's order), in
     generated code and in closures alike."""
-    from interpreter import codegen
-
-    monkeypatch.setattr(codegen, "MODE", mode)
-    game = make(_CLAUSES.replace("EXPR", expr))
-    assert bool(game.link.codegen.units) == (mode == "strict")
-    state = game.new_initial_state(0)
-    assert state.observation(0, events=False)["variables"]["got"] == value
+    with engine_mode(mode):
+        game = make(_CLAUSES.replace("EXPR", expr))
+        assert bool(game.link.codegen.units) == (mode == "strict")
+        state = game.new_initial_state(0)
+        assert state.observation(0, events=False)["variables"]["got"] == value
 
 
 def test_argmax_takes_one_for_clause():
