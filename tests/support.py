@@ -7,10 +7,13 @@ public API only.
 
 from __future__ import annotations
 
+import functools
+import io
 import random
 import signal
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import interpreter
@@ -20,6 +23,7 @@ from interpreter.state import State, move_card
 __all__ = [
     "card_ids", "zone_index", "set_zone", "place_piece", "labels", "act", "play_random", "zone_names",
     "cell_index", "played", "play_until", "inside_an_effect", "bounded", "Hang", "lockstep", "engine_mode",
+    "play", "run", "loader",
 ]
 
 
@@ -101,6 +105,27 @@ def act(state: State, label: str) -> None:
     state.apply_action(options[matches[0]])
 
 
+def play(state: State, *actions: Any, legal: bool = True,
+         action_of: Callable[[State, Any], int] | None = None) -> State:
+    """Apply ``actions`` in order and return the state. An int is an action id, a text the legal
+    action with exactly that label; ``action_of(state, action)``, when given, gives each one's id
+    instead (a card by its name, a bid). With ``legal`` (the default) each must be one of the
+    legal actions; without it the state's own check decides."""
+    for action in actions:
+        if action_of is not None:
+            chosen = action_of(state, action)
+        elif isinstance(action, str):
+            options = labels(state)
+            assert action in options, (action, sorted(options))
+            chosen = options[action]
+        else:
+            chosen = action
+        if legal:
+            assert chosen in state.legal_actions(), (action, state.legal_actions(), sorted(labels(state)))
+        state.apply_action(chosen)
+    return state
+
+
 def play_random(state: State, rng: random.Random, limit: int = 10**6) -> list[int]:
     """Play uniformly random actions (and chance outcomes by probability) to the end."""
     taken = []
@@ -162,8 +187,38 @@ def engine_mode(mode: str) -> Iterator[None]:
         codegen.MODE = before
 
 
-def load(path: str, **kwargs: Any) -> interpreter.Game:
-    return interpreter.load_game(path, **kwargs)
+def loader(spec: str | Path, players: int | None = None, explicit_chance: bool = False,
+           text: bool = False, cache: bool = False) -> Callable[..., interpreter.Game]:
+    """``load(players=players, **options)``: the game of the spec file ``spec`` (of the spec text
+    ``spec`` with ``text``) for that many players (None: the spec's default) with those options.
+    With ``cache``, each (players, options) is linked once and the same game returned again."""
+
+    def link(players: int | None, options: dict[str, Any]) -> interpreter.Game:
+        if text:
+            return interpreter.game_from_text(str(spec), players=players, options=options,
+                                              explicit_chance=explicit_chance)
+        return interpreter.load_game(str(spec), players=players, options=options, explicit_chance=explicit_chance)
+
+    @functools.cache
+    def cached(players: int | None, options: tuple[tuple[str, Any], ...]) -> interpreter.Game:
+        return link(players, dict(options))
+
+    def load(players: int | None = players, **options: Any) -> interpreter.Game:
+        return cached(players, tuple(sorted(options.items()))) if cache else link(players, options)
+
+    return load
+
+
+def run(*argv: str, stdin: str = "", out: io.StringIO | None = None,
+        err: io.StringIO | None = None) -> tuple[int, str, str]:
+    """``rulespec ARGV...`` in this process with ``stdin`` as its input: its exit status and what
+    it wrote to ``out`` and ``err`` (new buffers unless given)."""
+    from interpreter.cli import main
+
+    out = io.StringIO() if out is None else out
+    err = io.StringIO() if err is None else err
+    status = main(list(argv), out=out, err=err, stdin=io.StringIO(stdin))
+    return status, out.getvalue(), err.getvalue()
 
 
 def redecide(state: State) -> None:
