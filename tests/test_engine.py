@@ -1933,12 +1933,14 @@ def test_turns_pass_over_a_seat_out_of_the_hand_even_after_a_skip():
 
 
 def test_a_loop_over_an_empty_list_binds_a_name_of_any_type():
-    make("""
+    """`x.row`, `y.row` and `x + 1` of a name bound by a loop over an empty list (`[]`, a `let`
+    of `[]`, a define's parameter given `[]`): the game loads, and each count is 0 in play."""
+    game = make("""
         board: {rows: 2, cols: 2}
         define:
           low(xs): count(x for x in xs if x.row > 0)
         variables:
-          n: {type: int, initial: 0}
+          n: {type: int, initial: -1}
         round:
           turn:
             - let ys = []
@@ -1946,6 +1948,9 @@ def test_a_loop_over_an_empty_list_binds_a_name_of_any_type():
             - end game
         match: {}
         """)
+    state = game.new_initial_state(0)
+    assert state.is_terminal()
+    assert state.observation(0, events=False)["variables"]["n"] == 0
 
 
 def test_a_size_may_not_call_a_define_that_reads_the_state():
