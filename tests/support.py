@@ -11,6 +11,7 @@ import functools
 import io
 import random
 import signal
+import textwrap
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,8 +24,32 @@ from interpreter.state import State, move_card
 __all__ = [
     "card_ids", "zone_index", "set_zone", "place_piece", "labels", "act", "play_random", "zone_names",
     "cell_index", "played", "play_until", "inside_an_effect", "bounded", "Hang", "lockstep", "engine_mode",
-    "play", "run", "loader",
+    "play", "run", "loader", "TINY", "CARD_GAME", "tiny_game",
 ]
+
+TINY = """
+game: {name: Tiny, players: [2, 3, 4]}
+"""
+
+# eight cards C1..C8 (C8 on top of the pile when unshuffled) and a zone of each visibility
+CARD_GAME = """
+cards: {list: [{family: {n: "1..8"}, name: "C{n}"}]}
+zones:
+  pile: {visibility: hidden}
+  hand: {per: player, visibility: owner}
+  table: {visibility: public}
+  down: {per: player, visibility: public, face: down}
+  discard: {visibility: top}
+"""
+
+
+def tiny_game(*parts: str, players: int = 2, options: dict | None = None, explicit: bool = False,
+              base: str = TINY) -> interpreter.Game:
+    """The game of a small inline spec: ``base`` (a name and 2 to 4 players; its three lines come
+    first, so positions in ``parts`` are counted after them), then ``parts``, each dedented."""
+    text = "\n".join(textwrap.dedent(p) for p in (base,) + parts)
+    return interpreter.game_from_text(text, players=players, options=options, explicit_chance=explicit)
+
 
 
 def card_ids(state: State, name: str) -> list[int]:
