@@ -14,7 +14,6 @@ from interpreter import RuleError
 from rulespec import SpecError
 from tests.support import TINY, act, tiny_game, zone_names
 
-
 # ---------------------------------------------------------------- board and pieces
 
 

@@ -10,7 +10,6 @@ import interpreter
 from tests.conftest import ROOT
 from tests.support import CARD_GAME, act, tiny_game, zone_names
 
-
 # ---------------------------------------------------------------- card tables
 
 

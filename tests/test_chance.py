@@ -13,7 +13,6 @@ from interpreter import RuleError
 from rulespec import SpecError
 from tests.support import CARD_GAME, TINY, labels, tiny_game, zone_names
 
-
 # ---------------------------------------------------------------- chance
 
 

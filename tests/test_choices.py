@@ -10,7 +10,6 @@ import re
 
 from tests.support import CARD_GAME, act, labels, play_random, tiny_game, zone_names
 
-
 # ---------------------------------------------------------------- decisions
 
 

@@ -14,7 +14,6 @@ from interpreter import RuleError
 from rulespec import SpecError
 from tests.support import TINY, card_ids, engine_mode, labels, tiny_game, zone_names
 
-
 # ---------------------------------------------------------------- patterns and rankings
 
 

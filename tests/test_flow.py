@@ -15,7 +15,6 @@ from rulespec import SpecError
 from tests.conftest import ROOT
 from tests.support import act, engine_mode, play_random, tiny_game
 
-
 # ---------------------------------------------------------------- turns, seats, dealer
 
 

@@ -15,7 +15,6 @@ from rulespec import SpecError
 from tests.conftest import ROOT, require
 from tests.support import CARD_GAME, TINY, act, engine_mode, tiny_game
 
-
 # ---------------------------------------------------------------- safety
 
 
