@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import io
+import json
 import random
 import signal
 import textwrap
@@ -24,7 +25,7 @@ from interpreter.state import State, move_card
 __all__ = [
     "card_ids", "zone_index", "set_zone", "place_piece", "labels", "act", "play_random", "zone_names",
     "cell_index", "played", "play_until", "inside_an_effect", "bounded", "Hang", "lockstep", "engine_mode",
-    "play", "run", "loader", "TINY", "CARD_GAME", "tiny_game",
+    "play", "run", "loader", "TINY", "CARD_GAME", "tiny_game", "write_golden",
 ]
 
 TINY = """
@@ -253,6 +254,24 @@ def redecide(state: State) -> None:
     code = state.game.codes[pending.code]
     state.pending = None
     code.enter(state, pending.payload)
+
+
+def write_golden(path: Path, about: str, cases: dict[str, Any], **header: Any) -> None:
+    """Write a golden file: ``{"about": about, **header, "cases": cases}``, each item of a case
+    (a value of its dict, or of its list) on a line of its own, so that a diff shows which changed."""
+    dumps = functools.partial(json.dumps, ensure_ascii=False)
+
+    def items(case: Any) -> str:
+        if isinstance(case, dict):
+            return "{\n" + ",\n".join(f"   {dumps(k)}: {dumps(v)}" for k, v in case.items()) + "\n  }"
+        return "[\n" + ",\n".join(f"   {dumps(v)}" for v in case) + "\n  ]"
+
+    lines = [f" {dumps(k)}: {dumps(v)}" for k, v in {"about": about, **header}.items()]
+    body = ",\n".join(f"  {dumps(k)}: {items(v)}" for k, v in cases.items())
+    text = "{\n" + ",\n".join(lines) + ',\n "cases": {\n' + body + "\n }\n}\n"
+    assert json.loads(text) == {"about": about, **header, "cases": cases}
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text, encoding="utf-8")
 
 
 class Hang(Exception):

@@ -34,7 +34,7 @@ import pytest
 
 import interpreter
 from tests.conftest import GAMES
-from tests.support import engine_mode
+from tests.support import engine_mode, write_golden
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "engine_matches.json"
 SPECS = sorted(GAMES.glob("*.yaml"))
@@ -141,7 +141,7 @@ def _differences(case: str, got: dict[str, Any], want: dict[str, Any]) -> list[s
 
 
 def _check(case: str, spec: Path, variant: dict[str, Any]) -> None:
-    want = _golden()["matches"].get(case)
+    want = _golden()["cases"].get(case)
     assert want is not None, f"{case}: no recorded digests (python -m tests.test_golden_matches --write)"
     got = record(spec, variant)
     problems = _differences(case, got, want)
@@ -165,26 +165,20 @@ def test_matches_play_as_recorded_with_each_executor(case, spec, variant, mode):
 def test_the_recording_covers_every_variant_of_every_spec():
     golden = _golden()
     assert golden["settings"] == SETTINGS, "the settings changed: record again"
-    assert sorted(golden["matches"]) == sorted(case[0] for case in CASES), "record again: the specs or variants changed"
-    for case, matches in golden["matches"].items():
+    assert sorted(golden["cases"]) == sorted(case[0] for case in CASES), "record again: the specs or variants changed"
+    for case, matches in golden["cases"].items():
         assert sorted(matches) == sorted(f"{chance} {seed}" for chance in CHANCE for seed in SEEDS), case
 
 
 def write() -> None:
     """Record every variant's digests in tests/golden/engine_matches.json (one line per match)."""
-    lines = []
+    cases = {}
     for case, spec, variant in CASES:
         with engine_mode("on"):
-            matches = record(spec, variant)
-        inner = ",\n".join(f"   {json.dumps(key)}: {json.dumps(matches[key], sort_keys=True)}" for key in matches)
-        lines.append(f"  {json.dumps(case)}: {{\n{inner}\n  }}")
+            cases[case] = record(spec, variant)
         print(case, file=sys.stderr)
-    about = "digests of random matches: see tests/test_golden_matches.py; record with its --write"
-    text = (f'{{\n "about": {json.dumps(about)},\n "settings": {json.dumps(SETTINGS)},\n "matches": {{\n'
-            + ",\n".join(lines) + "\n }\n}\n")
-    json.loads(text)
-    GOLDEN.parent.mkdir(exist_ok=True)
-    GOLDEN.write_text(text, encoding="utf-8")
+    write_golden(GOLDEN, "digests of random matches: see tests/test_golden_matches.py; record with its --write",
+                 cases, settings=SETTINGS)
     print(f"wrote {GOLDEN} ({len(CASES)} variants)", file=sys.stderr)
 
 
