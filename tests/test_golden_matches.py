@@ -7,9 +7,10 @@ actions (a chance outcome by its probability), for at most ``MAX_ACTIONS`` actio
 the sha256 of, in order: the start (the state's JSON and the work counter), then for each action
 the current player, the legal action ids and their labels (at a chance node the outcomes and their
 probabilities), the action chosen, and after it the events it added, ``state.to_json()`` and the
-work counter ``state.ops``; every ``CHECKPOINT`` actions and at the end what each player sees
-(``observation``), and at the end the returns. The file keeps the digest of every prefix of
-``CHECKPOINT`` actions too, so a failure names the first stretch of the match that changed.
+work counter ``state.ops``; at the start, every ``CHECKPOINT`` actions and at the end what each
+player sees (``observation``); at the end whether the match ended, and its returns. The file
+keeps the digest of every prefix of ``CHECKPOINT`` actions too, so a failure names the first
+stretch of the match that changed.
 
 The digests hold when the executor changes (issue 52 replaces the closures and generated code by
 generated code only): the engine's default executor is compared here, and the two others while
