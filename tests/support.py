@@ -7,19 +7,50 @@ public API only.
 
 from __future__ import annotations
 
+import functools
+import io
+import json
 import random
 import signal
+import textwrap
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import interpreter
+from interpreter import codegen
 from interpreter.state import State, move_card
 
 __all__ = [
     "card_ids", "zone_index", "set_zone", "place_piece", "labels", "act", "play_random", "zone_names",
-    "cell_index", "played", "play_until", "inside_an_effect", "bounded", "Hang", "lockstep",
+    "cell_index", "played", "play_until", "inside_an_effect", "bounded", "Hang", "lockstep", "engine_mode",
+    "play", "run", "loader", "TINY", "CARD_GAME", "tiny_game", "write_golden",
 ]
+
+TINY = """
+game: {name: Tiny, players: [2, 3, 4]}
+"""
+
+# eight cards C1..C8 (C8 on top of the pile when unshuffled) and a zone of each visibility
+CARD_GAME = """
+cards: {list: [{family: {n: "1..8"}, name: "C{n}"}]}
+zones:
+  pile: {visibility: hidden}
+  hand: {per: player, visibility: owner}
+  table: {visibility: public}
+  down: {per: player, visibility: public, face: down}
+  discard: {visibility: top}
+"""
+
+
+def tiny_game(*parts: str, players: int = 2, options: dict | None = None, explicit: bool = False,
+              base: str = TINY) -> interpreter.Game:
+    """The game of a small inline spec: ``base`` (a name and 2 to 4 players; its three lines come
+    first, so positions in ``parts`` are counted after them), then ``parts``, each dedented."""
+    text = "\n".join(textwrap.dedent(p) for p in (base,) + parts)
+    return interpreter.game_from_text(text, players=players, options=options, explicit_chance=explicit)
+
 
 
 def card_ids(state: State, name: str) -> list[int]:
@@ -100,6 +131,27 @@ def act(state: State, label: str) -> None:
     state.apply_action(options[matches[0]])
 
 
+def play(state: State, *actions: Any, legal: bool = True,
+         action_of: Callable[[State, Any], int] | None = None) -> State:
+    """Apply ``actions`` in order and return the state. An int is an action id, a text the legal
+    action with exactly that label; ``action_of(state, action)``, when given, gives each one's id
+    instead (a card by its name, a bid). With ``legal`` (the default) each must be one of the
+    legal actions; without it the state's own check decides."""
+    for action in actions:
+        if action_of is not None:
+            chosen = action_of(state, action)
+        elif isinstance(action, str):
+            options = labels(state)
+            assert action in options, (action, sorted(options))
+            chosen = options[action]
+        else:
+            chosen = action
+        if legal:
+            assert chosen in state.legal_actions(), (action, state.legal_actions(), sorted(labels(state)))
+        state.apply_action(chosen)
+    return state
+
+
 def play_random(state: State, rng: random.Random, limit: int = 10**6) -> list[int]:
     """Play uniformly random actions (and chance outcomes by probability) to the end."""
     taken = []
@@ -147,8 +199,52 @@ def inside_an_effect(state: State) -> bool:
             and type(state.game.codes[state.stack[-1][0]]) is flow.BlockCode and bool(state.stack[-1][2]))
 
 
-def load(path: str, **kwargs: Any) -> interpreter.Game:
-    return interpreter.load_game(path, **kwargs)
+@contextmanager
+def engine_mode(mode: str) -> Iterator[None]:
+    """Games linked inside the block run on ``mode``'s executor: "on" (generated code, the closures
+    where it has none), "strict" (generated code with no fallback to the closures) or "off" (the
+    closures only). The one place tests choose an executor (``interpreter.codegen.MODE``, read when
+    a game is linked), so that the executor's switch can change here alone."""
+    before = codegen.MODE
+    codegen.MODE = mode
+    try:
+        yield
+    finally:
+        codegen.MODE = before
+
+
+def loader(spec: str | Path, players: int | None = None, explicit_chance: bool = False,
+           text: bool = False, cache: bool = False) -> Callable[..., interpreter.Game]:
+    """``load(players=players, **options)``: the game of the spec file ``spec`` (of the spec text
+    ``spec`` with ``text``) for that many players (None: the spec's default) with those options.
+    With ``cache``, each (players, options) is linked once and the same game returned again."""
+
+    def link(players: int | None, options: dict[str, Any]) -> interpreter.Game:
+        if text:
+            return interpreter.game_from_text(str(spec), players=players, options=options,
+                                              explicit_chance=explicit_chance)
+        return interpreter.load_game(str(spec), players=players, options=options, explicit_chance=explicit_chance)
+
+    @functools.cache
+    def cached(players: int | None, options: tuple[tuple[str, Any], ...]) -> interpreter.Game:
+        return link(players, dict(options))
+
+    def load(players: int | None = players, **options: Any) -> interpreter.Game:
+        return cached(players, tuple(sorted(options.items()))) if cache else link(players, options)
+
+    return load
+
+
+def run(*argv: str, stdin: str = "", out: io.StringIO | None = None,
+        err: io.StringIO | None = None) -> tuple[int, str, str]:
+    """``rulespec ARGV...`` in this process with ``stdin`` as its input: its exit status and what
+    it wrote to ``out`` and ``err`` (new buffers unless given)."""
+    from interpreter.cli import main
+
+    out = io.StringIO() if out is None else out
+    err = io.StringIO() if err is None else err
+    status = main(list(argv), out=out, err=err, stdin=io.StringIO(stdin))
+    return status, out.getvalue(), err.getvalue()
 
 
 def redecide(state: State) -> None:
@@ -158,6 +254,24 @@ def redecide(state: State) -> None:
     code = state.game.codes[pending.code]
     state.pending = None
     code.enter(state, pending.payload)
+
+
+def write_golden(path: Path, about: str, cases: dict[str, Any], **header: Any) -> None:
+    """Write a golden file: ``{"about": about, **header, "cases": cases}``, each item of a case
+    (a value of its dict, or of its list) on a line of its own, so that a diff shows which changed."""
+    dumps = functools.partial(json.dumps, ensure_ascii=False)
+
+    def items(case: Any) -> str:
+        if isinstance(case, dict):
+            return "{\n" + ",\n".join(f"   {dumps(k)}: {dumps(v)}" for k, v in case.items()) + "\n  }"
+        return "[\n" + ",\n".join(f"   {dumps(v)}" for v in case) + "\n  ]"
+
+    lines = [f" {dumps(k)}: {dumps(v)}" for k, v in {"about": about, **header}.items()]
+    body = ",\n".join(f"  {dumps(k)}: {items(v)}" for k, v in cases.items())
+    text = "{\n" + ",\n".join(lines) + ',\n "cases": {\n' + body + "\n }\n}\n"
+    assert json.loads(text) == {"about": about, **header, "cases": cases}
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text, encoding="utf-8")
 
 
 class Hang(Exception):

@@ -13,7 +13,6 @@ change, never a rule.
 
 from __future__ import annotations
 
-import functools
 import random
 import re
 from typing import Any
@@ -23,7 +22,7 @@ import yaml
 
 import interpreter
 from tests.conftest import GAMES, require
-from tests.support import lockstep
+from tests.support import loader, lockstep, play
 
 SPEC = (GAMES / "backgammon.yaml").read_text(encoding="utf-8")
 
@@ -51,13 +50,7 @@ def action(first: int, second: int = 25, low_first: bool = False) -> int:
     return 676 * low_first + 26 * second + first
 
 
-@functools.cache
-def _load(options: tuple[tuple[str, Any], ...]) -> interpreter.Game:
-    return interpreter.load_game(str(GAMES / "backgammon.yaml"), options=dict(options), explicit_chance=True)
-
-
-def load(**options: Any) -> interpreter.Game:
-    return _load(tuple(sorted(options.items())))
+load = loader(GAMES / "backgammon.yaml", explicit_chance=True, cache=True)
 
 
 def counts(x: dict[int, int], o: dict[int, int]) -> list[int]:
@@ -80,13 +73,6 @@ def from_position(x: dict[int, int], o: dict[int, int], bar: tuple[int, int] = (
         data["g"][VARIABLES.index(name)] = value
     state = interpreter.State.from_dict(game, data)
     assert game.check_invariants(state) == []
-    return state
-
-
-def play(state: interpreter.State, *actions: int) -> interpreter.State:
-    for a in actions:
-        assert a in state.legal_actions(), (a, state.legal_actions())
-        state.apply_action(a)
     return state
 
 

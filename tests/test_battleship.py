@@ -15,13 +15,12 @@ import pytest
 
 import interpreter
 from tests.conftest import GAMES, require
-from tests.support import lockstep
+from tests.support import loader, lockstep, play
 
 SPEC = str(GAMES / "battleship.yaml")
 
 
-def load(**options) -> interpreter.Game:
-    return interpreter.load_game(SPEC, options=options)
+load = loader(SPEC)
 
 
 class Ids:
@@ -38,13 +37,6 @@ class Ids:
 
     def down(self, r: int, c: int) -> int:
         return 2 * self.area + r * self.w + c
-
-
-def play(state: interpreter.State, *actions: int) -> interpreter.State:
-    for action in actions:
-        assert action in state.legal_actions(), (action, state.legal_actions())
-        state.apply_action(action)
-    return state
 
 
 def results(state: interpreter.State) -> list[tuple[int, int, str]]:

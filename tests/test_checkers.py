@@ -17,7 +17,7 @@ import pytest
 
 import interpreter
 from tests.conftest import GAMES, require
-from tests.support import lockstep
+from tests.support import lockstep, play
 
 SPEC = (GAMES / "checkers.yaml").read_text(encoding="utf-8")
 SETUP = """\
@@ -74,14 +74,6 @@ def action(row: int, col: int, direction: int, kind: int, cols: int = 8) -> int:
 
 def labels(state: interpreter.State) -> list[str]:
     return [state.action_to_string(a) for a in state.legal_actions()]
-
-
-def play(state: interpreter.State, *names: str) -> interpreter.State:
-    for name in names:
-        options = {state.action_to_string(a): a for a in state.legal_actions()}
-        assert name in options, (name, sorted(options))
-        state.apply_action(options[name])
-    return state
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ import pytest
 
 import interpreter
 from tests.conftest import GAMES, require
+from tests.support import play
 
 SPEC = (GAMES / "chess.yaml").read_text(encoding="utf-8")
 VALUES = re.search(r"values: \[start, [^\]]*\]", SPEC).group(0)
@@ -82,14 +83,6 @@ def fen(state: interpreter.State) -> str:
 
 def labels(state: interpreter.State) -> list[str]:
     return [state.action_to_string(a) for a in state.legal_actions()]
-
-
-def play(state: interpreter.State, *sans: str) -> interpreter.State:
-    for san in sans:
-        options = {state.action_to_string(a): a for a in state.legal_actions()}
-        assert san in options, (san, sorted(options))
-        state.apply_action(options[san])
-    return state
 
 
 def perft(state: interpreter.State, depth: int) -> int:

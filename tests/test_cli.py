@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import shlex
@@ -12,20 +11,15 @@ import pytest
 
 import interpreter
 from interpreter.agents import make_agent
-from interpreter.cli import main, parse_options
+from interpreter.cli import parse_options
 from interpreter.replay import read_log, replay_match
 from interpreter.simulate import match_seeds
 from tests.conftest import GAMES, ROOT
+from tests.support import run
 
 HIGHHAND = str(GAMES / "highhand.yaml")
 HIGHJACK = str(GAMES / "highjack.yaml")
 TICTACTOE = str(GAMES / "tictactoe.yaml")
-
-
-def run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = main(list(argv), out=out, err=err, stdin=io.StringIO(stdin))
-    return status, out.getvalue(), err.getvalue()
 
 
 ANSWERS = "1\n" * 3000  # always the first choice (and Enter at every "pass the device" screen)

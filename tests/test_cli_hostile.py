@@ -24,16 +24,11 @@ from interpreter.cli import main, parse_options
 from interpreter.replay import LogError, iter_log, read_log, replay_match
 from interpreter.simulate import plot, simulate, summarize
 from tests.conftest import GAMES, ROOT
+from tests.support import run
 
 TICTACTOE = str(GAMES / "tictactoe.yaml")
 HIGHHAND = str(GAMES / "highhand.yaml")
 PASSWD_LINE = re.compile(r"root:.*:0:0:")
-
-
-def run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = main(list(argv), out=out, err=err, stdin=io.StringIO(stdin))
-    return status, out.getvalue(), err.getvalue()
 
 
 def one_line(err: str) -> str:

@@ -29,7 +29,7 @@ from interpreter.cli import main
 from interpreter.errors import RuleError
 from interpreter.pycode import CodegenError, load_unit, verify
 from tests.conftest import GAMES
-from tests.support import play_random, zone_names
+from tests.support import engine_mode, play_random, zone_names
 
 SPECS = sorted(GAMES.glob("*.yaml"))
 
@@ -135,11 +135,11 @@ def _cases() -> list[Any]:
     return cases
 
 
-def _play(spec: Path, variant: dict[str, Any], mode: str, seeds: range, monkeypatch: Any) -> list[Any]:
-    monkeypatch.setattr(codegen, "MODE", mode)
-    game = interpreter.load_game(str(spec), players=variant["players"], options=variant["options"])
-    assert game.link.codegen.mode == mode
-    return [_run(game, seed) for seed in seeds]
+def _play(spec: Path, variant: dict[str, Any], mode: str, seeds: range) -> list[Any]:
+    with engine_mode(mode):
+        game = interpreter.load_game(str(spec), players=variant["players"], options=variant["options"])
+        assert game.link.codegen.mode == mode
+        return [_run(game, seed) for seed in seeds]
 
 
 def _run(game: Any, seed: int) -> tuple[list[Any], str, list[Any]]:
@@ -155,10 +155,10 @@ def _run(game: Any, seed: int) -> tuple[list[Any], str, list[Any]]:
 
 
 @pytest.mark.parametrize("spec, variant", _cases())
-def test_generated_code_plays_exactly_as_the_closures(spec, variant, monkeypatch):
+def test_generated_code_plays_exactly_as_the_closures(spec, variant):
     seeds = range(3)
-    strict = _play(spec, variant, "strict", seeds, monkeypatch)
-    closures = _play(spec, variant, "off", seeds, monkeypatch)
+    strict = _play(spec, variant, "strict", seeds)
+    closures = _play(spec, variant, "off", seeds)
     assert strict == closures
 
 
@@ -220,13 +220,13 @@ match:
 """
 
 
-def test_slides_of_every_shape_collected_in_a_list_play_and_pay_as_the_closures(monkeypatch):
+def test_slides_of_every_shape_collected_in_a_list_play_and_pay_as_the_closures():
     def played(mode: str) -> list[Any]:
-        monkeypatch.setattr(codegen, "MODE", mode)
-        game = interpreter.game_from_text(_SLIDES)
-        if mode == "strict":  # (the case is the list: a choice whose ids are each added once)
-            assert any("_ids.sort()" in unit.source for unit in game.link.codegen.units)
-        return [_run(game, seed) for seed in range(6)]
+        with engine_mode(mode):
+            game = interpreter.game_from_text(_SLIDES)
+            if mode == "strict":  # (the case is the list: a choice whose ids are each added once)
+                assert any("_ids.sort()" in unit.source for unit in game.link.codegen.units)
+            return [_run(game, seed) for seed in range(6)]
 
     assert played("strict") == played("off")
 
@@ -270,25 +270,25 @@ def test_the_generated_code_is_the_same_in_every_process(tmp_path):
     assert len(shown) == 1
 
 
-def test_every_seed_game_generates_code(monkeypatch):
-    monkeypatch.setattr(codegen, "MODE", "on")
-    for spec in SPECS:
-        game = interpreter.load_game(str(spec))
-        assert game.link.codegen.units, spec.name
+def test_every_seed_game_generates_code():
+    with engine_mode("on"):
+        for spec in SPECS:
+            game = interpreter.load_game(str(spec))
+            assert game.link.codegen.units, spec.name
 
 
-def test_no_generated_name_shadows_a_name_of_the_namespace(monkeypatch):
+def test_no_generated_name_shadows_a_name_of_the_namespace():
     """A local of a generated function (``_pc``, a step's program counter; ``_n``, a temp) named
     as a function of the namespace would hide it in that function alone: every unit of every
     seed game is checked."""
-    monkeypatch.setattr(codegen, "MODE", "on")
-    for spec in SPECS:
-        for unit in interpreter.load_game(str(spec)).link.codegen.units:
-            fn = next(iter(unit.functions.values()))
-            nodes = list(ast.walk(ast.parse(unit.source)))
-            local = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-            local |= {a.arg for n in nodes if isinstance(n, ast.arguments) for a in n.args}
-            assert not local & set(fn.__globals__), (spec.name, unit.name, local & set(fn.__globals__))
+    with engine_mode("on"):
+        for spec in SPECS:
+            for unit in interpreter.load_game(str(spec)).link.codegen.units:
+                fn = next(iter(unit.functions.values()))
+                nodes = list(ast.walk(ast.parse(unit.source)))
+                local = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+                local |= {a.arg for n in nodes if isinstance(n, ast.arguments) for a in n.args}
+                assert not local & set(fn.__globals__), (spec.name, unit.name, local & set(fn.__globals__))
 
 
 def _called(game: Any) -> set[int]:
@@ -296,8 +296,8 @@ def _called(game: Any) -> set[int]:
     return {id(v) for unit in game.link.codegen.units for f in unit.functions.values() for v in f.__globals__.values()}
 
 
-def _first_action_in_each_engine(monkeypatch, spec: Path, generated: Any = None,
-                                  mode_on: str = "on") -> list[tuple[Any, Any]]:
+def _first_action_in_each_engine(spec: Path, generated: Any = None,
+                                 mode_on: str = "on") -> list[tuple[Any, Any]]:
     """The first legal action of ``spec`` applied with generated code (``mode_on``: "on", or
     "strict" where no fallback to the closures may hide a wrong function) and with the
     closures only ("off"): each state after it, with the rule error it raised (or None).
@@ -305,16 +305,16 @@ def _first_action_in_each_engine(monkeypatch, spec: Path, generated: Any = None,
     generated = generated or (lambda game: bool(game.link.codegen.units))
     after = []
     for mode in (mode_on, "off"):
-        monkeypatch.setattr(codegen, "MODE", mode)
-        game = interpreter.load_game(str(spec))
-        assert generated(game) == (mode == mode_on), mode
-        state = game.new_initial_state(0)
-        try:
-            state.apply_action(state.legal_actions()[0])
-        except interpreter.RuleError as exc:
-            after.append((state, exc))
-        else:
-            after.append((state, None))
+        with engine_mode(mode):
+            game = interpreter.load_game(str(spec))
+            assert generated(game) == (mode == mode_on), mode
+            state = game.new_initial_state(0)
+            try:
+                state.apply_action(state.legal_actions()[0])
+            except interpreter.RuleError as exc:
+                after.append((state, exc))
+            else:
+                after.append((state, None))
     return after
 
 
@@ -322,12 +322,12 @@ def _position(error: Any) -> tuple[int, int]:
     return error.span.line, error.span.col
 
 
-def test_an_error_in_generated_code_keeps_the_position_of_the_closure_engine(tmp_path, monkeypatch):
+def test_an_error_in_generated_code_keeps_the_position_of_the_closure_engine(tmp_path):
     """Python raising inside generated code (a division by zero) is reported as the closure
     engine reports it: the rule's own message at the dividing operation."""
     spec = tmp_path / "div.yaml"
     spec.write_text(_DIVIDING_SPEC)
-    for _, error in _first_action_in_each_engine(monkeypatch, spec):
+    for _, error in _first_action_in_each_engine(spec):
         assert "division by zero" in str(error)
         assert _position(error) == _where(_DIVIDING_SPEC, "x // zero")
 
@@ -336,12 +336,12 @@ def test_an_error_in_generated_code_keeps_the_position_of_the_closure_engine(tmp
     ("first(pieces(player(1))).cell", "cell b1 already holds a piece"),
     ("none", "the piece or the cell is missing"),
 ])
-def test_a_move_in_line_fails_as_the_closure_engine_fails(tmp_path, monkeypatch, dest, message):
+def test_a_move_in_line_fails_as_the_closure_engine_fails(tmp_path, dest, message):
     """A piece moved onto another piece, or to no cell: the generated move stops with the
     closure engine's message at the move statement, and leaves the state as it does."""
     spec = tmp_path / "move.yaml"
     spec.write_text(_MOVING_SPEC.replace("DEST", dest))
-    (on, on_error), (off, off_error) = _first_action_in_each_engine(monkeypatch, spec)
+    (on, on_error), (off, off_error) = _first_action_in_each_engine(spec)
     for error in (on_error, off_error):
         assert message in str(error)
         assert _position(error) == _where(_MOVING_SPEC, "move x")
@@ -352,13 +352,13 @@ def test_a_move_in_line_fails_as_the_closure_engine_fails(tmp_path, monkeypatch,
     ("100", None),
     ("10000000", "range(1, 10000001) would have 10,000,000 items, more than the limit of 1,000,000"),
 ])
-def test_a_range_in_generated_code_counts_and_fails_as_the_closure_engine(tmp_path, monkeypatch, n, message):
+def test_a_range_in_generated_code_counts_and_fails_as_the_closure_engine(tmp_path, n, message):
     """`range(a, b)` in generated code: the same numbers and the same cost as the closure
     engine, and a range past the list limit stops at the `range` call with its message."""
     spec = tmp_path / "range.yaml"
     spec.write_text(_RANGE_SPEC.replace("N", n))
     (on, on_error), (off, off_error) = _first_action_in_each_engine(
-        monkeypatch, spec, lambda game: any("_rg(s, " in unit.source for unit in game.link.codegen.units))
+        spec, lambda game: any("_rg(s, " in unit.source for unit in game.link.codegen.units))
     for state, error in ((on, on_error), (off, off_error)):
         if message is None:
             assert error is None
@@ -377,7 +377,7 @@ def test_a_range_in_generated_code_counts_and_fails_as_the_closure_engine(tmp_pa
     ("at(n, 2) + at(n, 1)", "division by zero"),
 ])
 def test_a_define_called_with_numbers_has_versions_that_count_as_the_closure_engine(
-        tmp_path, monkeypatch, calls, message):
+        tmp_path, calls, message):
     """A define called with whole numbers gets a version of its code with those numbers
     written in and folded (at most eight versions of one define): the same values, the same
     work paid, and the same error at the same position as the closure engine."""
@@ -389,7 +389,7 @@ def test_a_define_called_with_numbers_has_versions_that_count_as_the_closure_eng
         return len(made) == min(8, len(set(calls.split(" + "))))
 
     (on, on_error), (off, off_error) = _first_action_in_each_engine(
-        monkeypatch, spec, versions, "strict" if message is None else "on")
+        spec, versions, "strict" if message is None else "on")
     if message is None:
         assert on_error is off_error is None
         n = 5
@@ -406,7 +406,7 @@ def test_a_define_called_with_numbers_has_versions_that_count_as_the_closure_eng
 
 @pytest.mark.parametrize("flag", ["true", "false"])
 @pytest.mark.parametrize("op", ["and", "or"])
-def test_an_option_on_the_left_of_and_or_decides_as_in_the_closure_engine(tmp_path, monkeypatch, flag, op):
+def test_an_option_on_the_left_of_and_or_decides_as_in_the_closure_engine(tmp_path, flag, op):
     """`option.flag and ...` / `option.flag or ...`: generated code writes the known answer,
     or only the right side, and the right side runs (here: fails) exactly when the closure
     engine runs it."""
@@ -414,7 +414,7 @@ def test_an_option_on_the_left_of_and_or_decides_as_in_the_closure_engine(tmp_pa
     text = _FLAG_SPEC.replace("FLAG", flag).replace("OP", op)
     spec.write_text(text)
     runs_right = (flag == "true") == (op == "and")
-    (on, on_error), (off, off_error) = _first_action_in_each_engine(monkeypatch, spec)
+    (on, on_error), (off, off_error) = _first_action_in_each_engine(spec)
     for error in (on_error, off_error):
         if runs_right:
             assert "division by zero" in str(error)
@@ -468,13 +468,13 @@ variables:
     ("11", None),
     ("30", "this rule ran away"),
 ])
-def test_a_list_variable_set_in_line_pays_and_grows_as_in_the_closure_engine(tmp_path, monkeypatch, n, message):
+def test_a_list_variable_set_in_line_pays_and_grows_as_in_the_closure_engine(tmp_path, n, message):
     """A variable set to, grown by and cut by lists in generated code: the same list, the same
     cost (long lists are paid for) and the same error at the same statement past the list limit."""
     spec = tmp_path / "lists.yaml"
     spec.write_text(_LISTS_SPEC.replace("N", n))
     (on, on_error), (off, off_error) = _first_action_in_each_engine(
-        monkeypatch, spec, lambda game: any("_lim, " in unit.source and "list(_t" in unit.source
+        spec, lambda game: any("_lim, " in unit.source and "list(_t" in unit.source
                                             for unit in game.link.codegen.units))
     for state, error in ((on, on_error), (off, off_error)):
         if message is None:
@@ -505,13 +505,13 @@ zones:
 
 
 @pytest.mark.parametrize("shuffle", ["shuffle out", "shuffle deck"])
-def test_top_and_bottom_in_line_read_as_the_closure_engine(tmp_path, monkeypatch, shuffle):
+def test_top_and_bottom_in_line_read_as_the_closure_engine(tmp_path, shuffle):
     """`top(zone)` and `bottom(zone)` written in line: the same cards (none for an empty zone),
     and a shuffled zone's end is the closure engine's error at the same place."""
     spec = tmp_path / "ends.yaml"
     spec.write_text(_ENDS_SPEC.replace("SHUFFLE", shuffle))
     (on, on_error), (off, off_error) = _first_action_in_each_engine(
-        monkeypatch, spec, lambda game: any("if s.shuffled[" in unit.source for unit in game.link.codegen.units))
+        spec, lambda game: any("if s.shuffled[" in unit.source for unit in game.link.codegen.units))
     for state, error in ((on, on_error), (off, off_error)):
         if shuffle == "shuffle out":
             assert error is None
@@ -584,12 +584,12 @@ _LONE_BRANCH_SPEC = _dividing("""\
         label: pick {k}""")
 
 
-def test_an_error_entering_a_branch_that_is_one_choice_keeps_its_position(tmp_path, monkeypatch):
+def test_an_error_entering_a_branch_that_is_one_choice_keeps_its_position(tmp_path):
     """A branch made of one choice is entered with no frame for the branch: an error in the
     choice's options is still reported where the closure engine reports it, alike in both."""
     spec = tmp_path / "lone.yaml"
     spec.write_text(_LONE_BRANCH_SPEC)
-    (on, on_error), (off, off_error) = _first_action_in_each_engine(monkeypatch, spec)
+    (on, on_error), (off, off_error) = _first_action_in_each_engine(spec)
     for error in (on_error, off_error):
         assert "division by zero" in str(error)
         assert _position(error) == _where(_LONE_BRANCH_SPEC, "k // zero")
@@ -601,7 +601,7 @@ def test_an_error_entering_a_branch_that_is_one_choice_keeps_its_position(tmp_pa
     ("cell('b1')", "cell b1 already holds a piece"),
     ("none", "cannot place a pawn: the cell is missing (none)"),
 ])
-def test_a_place_in_line_fails_as_the_closure_engine_fails(tmp_path, monkeypatch, cell, message):
+def test_a_place_in_line_fails_as_the_closure_engine_fails(tmp_path, cell, message):
     """A piece placed in line (as Python reads the player's pieces, not a closure) stops with
     the closure engine's message at the same statement, and leaves the state as it does, the
     budget included (its owner, a comprehension, is paid for once)."""
@@ -609,7 +609,7 @@ def test_a_place_in_line_fails_as_the_closure_engine_fails(tmp_path, monkeypatch
     text = _PLACING_SPEC.replace("CELL", cell)
     spec.write_text(text)
     in_line = lambda game: "s.piece_cell[" in game.link.codegen.source()
-    (on, on_error), (off, off_error) = _first_action_in_each_engine(monkeypatch, spec, in_line, "strict")
+    (on, on_error), (off, off_error) = _first_action_in_each_engine(spec, in_line, "strict")
     where = _where(text, "at " + ("cell('b2')" if cell == "cell('a2')" else cell))
     where = (where[0], _where(text, "place pawn")[1])
     for error in (on_error, off_error):
@@ -618,10 +618,10 @@ def test_a_place_in_line_fails_as_the_closure_engine_fails(tmp_path, monkeypatch
     assert on.to_json() == off.to_json() and on.ops == off.ops  # (the budget paid once, as the closure pays it)
 
 
-def test_a_place_in_line_places_as_the_closure_engine(tmp_path, monkeypatch):
+def test_a_place_in_line_places_as_the_closure_engine(tmp_path):
     spec = tmp_path / "place.yaml"
     spec.write_text(_PLACING_SPEC.replace("per_player: 2", "per_player: 3").replace("CELL", "cell('a2')"))
-    (on, on_error), (off, off_error) = _first_action_in_each_engine(monkeypatch, spec, None, "strict")
+    (on, on_error), (off, off_error) = _first_action_in_each_engine(spec, None, "strict")
     assert on_error is None and off_error is None
     assert on.returns() == off.returns() == [3, 1]
     assert on.to_json() == off.to_json() and on.ops == off.ops
@@ -645,14 +645,14 @@ zones:
 @pytest.mark.parametrize("end", ["top", "bottom", "random"])
 @pytest.mark.parametrize("source, message", [("table", None), ("deck", "hand(...) of a missing value (none)")])
 def test_a_card_taken_from_an_end_in_line_finds_its_destination_only_when_there_is_a_card(
-        tmp_path, monkeypatch, end, source, message):
+        tmp_path, end, source, message):
     """`move top Z to D` in line: D is evaluated once a card is taken, as the closure engine
     does, so a missing destination fails only when Z has a card."""
     spec = tmp_path / "take.yaml"
     text = _TAKING_SPEC.replace("END", end).replace("SOURCE", source)
     spec.write_text(text)
     in_line = lambda game: "_mvc(s, " in game.link.codegen.source()
-    (on, on_error), (off, off_error) = _first_action_in_each_engine(monkeypatch, spec, in_line, "strict")
+    (on, on_error), (off, off_error) = _first_action_in_each_engine(spec, in_line, "strict")
     for error in (on_error, off_error):
         if message is None:
             assert error is None
@@ -702,18 +702,19 @@ match:
 """
 
 
-def test_moves_from_an_end_and_lines_of_any_length_play_alike_in_both_engines(tmp_path, monkeypatch):
+def test_moves_from_an_end_and_lines_of_any_length_play_alike_in_both_engines(tmp_path):
     """`move top|bottom|random` with a facing and `at bottom`, and `line` with a length known
     only in play, or known now and its ten runs tested in line, generated in line: the same
     games as the closures (strict: no fallback)."""
     spec = tmp_path / "ends.yaml"
     spec.write_text(_ENDS_AND_LINES)
     variant = {"players": 2, "options": {}}
-    on = _play(spec, variant, "strict", range(6), monkeypatch)
-    source = interpreter.load_game(str(spec)).link.codegen.source()
+    on = _play(spec, variant, "strict", range(6))
+    with engine_mode("strict"):
+        source = interpreter.load_game(str(spec)).link.codegen.source()
     assert "_mvc(s, " in source and "s.piece_cell[" in source  # (the moves and the place in line)
     assert source.count("s.piece_owner) is not None") == 3  # (the three lines of four: runs in line)
-    assert on == _play(spec, variant, "off", range(6), monkeypatch)
+    assert on == _play(spec, variant, "off", range(6))
     assert any(json.loads(state)["total"] != [0, 0] for _, state, _ in on)  # some line was made
     rows = [e for _, state, _ in on for e in json.loads(state)["events"] if e["type"] == "rows"]
     assert any(e["mine"] for e in rows) and any(e["first"] for e in rows) and any(e["diagonal"] for e in rows)
@@ -737,35 +738,35 @@ def _rows_after(state: Any) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("mode", ["strict", "off"])
-def test_a_line_tested_run_by_run_in_line_finds_every_run(mode, monkeypatch):
+def test_a_line_tested_run_by_run_in_line_finds_every_run(mode):
     """`line(p, 4)` on a 4x4 board (ten runs, tested in line in generated code): a seat's pieces
     on every cell of a run make a line for that seat and not for the other, whichever run and
     seat it is; on all of them but one, no line."""
-    monkeypatch.setattr(codegen, "MODE", mode)
-    game = interpreter.game_from_text(_rows_spec(4, "zero=line(player(0), 4), one=line(player(1), 4)"))
-    runs = game.link.board.windows(4)
-    assert len(runs) == 10 and (mode == "off") == ("s.piece_owner) is not None" not in game.link.codegen.source())
-    seen, expected = [], []
-    for seat in (0, 1):
-        for run in runs:
-            for missing in (None, *run):
-                state = game.new_initial_state(0)
-                pieces = [x for x, owner in enumerate(state.piece_owner) if owner == seat]
-                for x, cell in zip(pieces, [c for c in run if c != missing]):
-                    state.cell_piece[cell], state.piece_cell[x] = x, cell
-                event = _rows_after(state)
-                seen.append((event["zero"], event["one"]))
-                expected.append((seat == 0 and missing is None, seat == 1 and missing is None))
-    assert seen == expected and expected.count((True, False)) == expected.count((False, True)) == 10
+    with engine_mode(mode):
+        game = interpreter.game_from_text(_rows_spec(4, "zero=line(player(0), 4), one=line(player(1), 4)"))
+        runs = game.link.board.windows(4)
+        assert len(runs) == 10 and (mode == "off") == ("s.piece_owner) is not None" not in game.link.codegen.source())
+        seen, expected = [], []
+        for seat in (0, 1):
+            for run in runs:
+                for missing in (None, *run):
+                    state = game.new_initial_state(0)
+                    pieces = [x for x, owner in enumerate(state.piece_owner) if owner == seat]
+                    for x, cell in zip(pieces, [c for c in run if c != missing]):
+                        state.cell_piece[cell], state.piece_cell[x] = x, cell
+                    event = _rows_after(state)
+                    seen.append((event["zero"], event["one"]))
+                    expected.append((seat == 0 and missing is None, seat == 1 and missing is None))
+        assert seen == expected and expected.count((True, False)) == expected.count((False, True)) == 10
 
 
 @pytest.mark.parametrize("mode", ["strict", "off"])
-def test_a_line_of_no_cells_is_made_and_one_of_one_cell_needs_a_piece(mode, monkeypatch):
+def test_a_line_of_no_cells_is_made_and_one_of_one_cell_needs_a_piece(mode):
     """`line(p, 0)` holds on any board (a run of no cells is all p's), as line_of says, also on a
     board small enough for its runs to be tested in line; `line(p, 1)` needs one of p's pieces."""
-    monkeypatch.setattr(codegen, "MODE", mode)
-    game = interpreter.game_from_text(_rows_spec(2, "none=line(player(0), 0), one=line(player(1), 1)"))
-    assert _rows_after(game.new_initial_state(0)) == {"type": "rows", "none": True, "one": False}
+    with engine_mode(mode):
+        game = interpreter.game_from_text(_rows_spec(2, "none=line(player(0), 0), one=line(player(1), 1)"))
+        assert _rows_after(game.new_initial_state(0)) == {"type": "rows", "none": True, "one": False}
 
 
 _CELLS_AFTER_ANOTHER_ACTION = """\
@@ -804,40 +805,41 @@ match:
 """
 
 
-def test_a_choice_of_an_empty_cell_lists_its_ids_after_another_actions(tmp_path, monkeypatch):
+def test_a_choice_of_an_empty_cell_lists_its_ids_after_another_actions(tmp_path):
     """The ids of a choice of one empty cell, listed in the order of the cells, start where its
     action's ids start (after `skip`'s), with `by:` and an `else`: the same games as the closures."""
     spec = tmp_path / "offset.yaml"
     spec.write_text(_CELLS_AFTER_ANOTHER_ACTION)
     variant = {"players": 2, "options": {}}
-    strict = _play(spec, variant, "strict", range(20), monkeypatch)
-    assert re.search(r"_ids = \[1 \+ _v[0-9]+ for ", interpreter.load_game(str(spec)).link.codegen.source())
-    assert strict == _play(spec, variant, "off", range(20), monkeypatch)
+    strict = _play(spec, variant, "strict", range(20))
+    with engine_mode("strict"):
+        assert re.search(r"_ids = \[1 \+ _v[0-9]+ for ", interpreter.load_game(str(spec)).link.codegen.source())
+    assert strict == _play(spec, variant, "off", range(20))
     assert any(step[1] == 0 for steps, _, _ in strict for step in steps[1:])  # (skip, id 0, was played)
 
 
 @pytest.mark.parametrize("spec, players", [("highhand.yaml", 4), ("highhand.yaml", 2), ("tictactoe.yaml", 2),
                                            ("reversi.yaml", 2), ("backgammon.yaml", 2)])
-def test_options_found_in_line_pay_the_budget_as_the_closures_do(spec, players, monkeypatch):
+def test_options_found_in_line_pay_the_budget_as_the_closures_do(spec, players):
     """The budget left after every action is the same in strict generated code and in the
     closures: options found in line (a piece's slides walked without a list, empty cells
     tested one by one) pay what the reference pays; so do defines (backgammon's returns call
     `worth`, which calls others but is a constant for the default scoring: free in both)."""
     traces = []
     for mode in ("strict", "off"):
-        monkeypatch.setattr(codegen, "MODE", mode)
-        game = interpreter.load_game(str(GAMES / spec), players=players)
-        trace = []
-        for seed in range(2):
-            state = game.new_initial_state(seed)
-            rng = random.Random(seed)
-            while not state.is_terminal() and len(trace) < 400:
-                if state.is_chance_node():
-                    state.apply_action(state.sample_chance_outcome(rng))
-                else:
-                    state.apply_action(rng.choice(state.legal_actions()))
-                trace.append((state.history[-1], state.ops))
-        traces.append(trace)
+        with engine_mode(mode):
+            game = interpreter.load_game(str(GAMES / spec), players=players)
+            trace = []
+            for seed in range(2):
+                state = game.new_initial_state(seed)
+                rng = random.Random(seed)
+                while not state.is_terminal() and len(trace) < 400:
+                    if state.is_chance_node():
+                        state.apply_action(state.sample_chance_outcome(rng))
+                    else:
+                        state.apply_action(rng.choice(state.legal_actions()))
+                    trace.append((state.history[-1], state.ops))
+            traces.append(trace)
     assert traces[0] == traces[1]
 
 
@@ -867,7 +869,7 @@ procedures:
     ("two", "20 // (x - x)"),
     ("nested", "30 // zero"),
 ])
-def test_a_procedure_written_in_line_fails_where_the_closures_fail(tmp_path, monkeypatch, proc, where):
+def test_a_procedure_written_in_line_fails_where_the_closures_fail(tmp_path, proc, where):
     """A small procedure is written in line where it is called, its parameters Python locals:
     a division by zero in it is reported where the closure engine reports it, with the same
     state and budget."""
@@ -875,7 +877,7 @@ def test_a_procedure_written_in_line_fails_where_the_closures_fail(tmp_path, mon
     spec = tmp_path / "call.yaml"
     spec.write_text(text)
     in_line = lambda game: "{**e, " in game.link.codegen.source()  # (a parameter, a Python local, joins e)
-    (on, on_error), (off, off_error) = _first_action_in_each_engine(monkeypatch, spec, in_line)
+    (on, on_error), (off, off_error) = _first_action_in_each_engine(spec, in_line)
     for error in (on_error, off_error):
         assert "division by zero" in str(error)
         assert _position(error) == _where(text, where)  # at the division, in the procedure
@@ -883,7 +885,7 @@ def test_a_procedure_written_in_line_fails_where_the_closures_fail(tmp_path, mon
     assert on.to_json() == off.to_json() and on.ops == off.ops
 
 
-def test_a_one_statement_procedure_written_in_line_fails_at_its_call(monkeypatch):
+def test_a_one_statement_procedure_written_in_line_fails_at_its_call():
     """A procedure of one statement (and no end check) reports a failure of its own at the
     call, as the closure engine does; written in line, it still does."""
     text = _CALLING_SPEC.replace("call PROC(n + 1)", "call compare(missing)").replace(
@@ -891,13 +893,13 @@ def test_a_one_statement_procedure_written_in_line_fails_at_its_call(monkeypatch
         "  n: {type: int, initial: 0}\n", "  n: {type: int, initial: 0}\n  missing: {type: int, initial: none}\n")
     failures = []
     for mode in ("off", "on", "strict"):
-        monkeypatch.setattr(codegen, "MODE", mode)
-        game = interpreter.game_from_text(text)
-        assert mode == "off" or re.search(r"\(_t[0-9]+ < 3\)", game.link.codegen.source())  # (x: a Python local)
-        state = game.new_initial_state(0)
-        with pytest.raises(interpreter.RuleError) as failure:
-            state.apply_action(0)
-        failures.append((str(failure.value), _position(failure.value)))
+        with engine_mode(mode):
+            game = interpreter.game_from_text(text)
+            assert mode == "off" or re.search(r"\(_t[0-9]+ < 3\)", game.link.codegen.source())  # (x: a Python local)
+            state = game.new_initial_state(0)
+            with pytest.raises(interpreter.RuleError) as failure:
+                state.apply_action(0)
+            failures.append((str(failure.value), _position(failure.value)))
     assert failures[0] == failures[1] == failures[2]
     assert failures[0][1] == _where(text, "call compare(missing)") and "cannot compare none" in failures[0][0]
 
@@ -917,13 +919,13 @@ match: {}
 
 
 @pytest.mark.parametrize("mode_on", ["on", "strict"])
-def test_a_body_that_is_one_while_of_one_statement_runs_in_generated_code(tmp_path, monkeypatch, mode_on):
+def test_a_body_that_is_one_while_of_one_statement_runs_in_generated_code(tmp_path, mode_on):
     """A `while` whose body records no position, alone in a body that records none either: the
     generated code reads no position it never set (it raised NameError, raw) and counts as
     the closures do."""
     spec = tmp_path / "while.yaml"
     spec.write_text(_LONE_WHILE_SPEC)
-    (on, on_error), (off, off_error) = _first_action_in_each_engine(monkeypatch, spec, mode_on=mode_on)
+    (on, on_error), (off, off_error) = _first_action_in_each_engine(spec, mode_on=mode_on)
     assert on_error is None and off_error is None
     assert on.g == off.g == [3] and on.to_json() == off.to_json()
 
@@ -940,13 +942,13 @@ procedures:
 - end game""")
 
 
-def test_a_procedure_calling_itself_stops_at_the_same_depth_in_both_engines(tmp_path, monkeypatch):
+def test_a_procedure_calling_itself_stops_at_the_same_depth_in_both_engines(tmp_path):
     """A procedure that calls itself without end: every call of it waits (the checker cannot
     tell it will not), so each level is a frame, in generated code as in the closures, and
     both stop at the bound on frames with the same state and budget."""
     spec = tmp_path / "deep.yaml"
     spec.write_text(_RECURSIVE_SPEC)
-    (on, on_error), (off, off_error) = _first_action_in_each_engine(monkeypatch, spec)
+    (on, on_error), (off, off_error) = _first_action_in_each_engine(spec)
     for error in (on_error, off_error):
         assert isinstance(error, interpreter.BudgetError) and "nest more than 10,000 blocks deep" in str(error)
         assert _position(error) == _where(_RECURSIVE_SPEC, "call down(x + 1)")
@@ -977,22 +979,23 @@ def test_no_text_of_a_hostile_spec_reaches_the_generated_source(tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     spec = tmp_path / "inject.yaml"  # a copy: the game's folder is where the test may write
     spec.write_text(INJECTION_SPEC.read_text())
-    monkeypatch.setattr(codegen, "MODE", "on")
-    game = interpreter.load_game(str(spec))
-    assert game.link.seat_names == _INJECTIONS[:3]  # the corpus spec holds the texts above
-    source = game.link.codegen.source()
-    assert game.link.codegen.units and "def _g(" in source  # its defines were generated
-    for unit in game.link.codegen.units:
-        tree = ast.parse(unit.source)
-        assert not [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
-    for text in [*_INJECTIONS, "__import__", "__class__", "__globals__", "os_system", "exec(", "PWNED", "import"]:
-        assert text not in source, text
-    state = game.new_initial_state(1)
-    play_random(state, random.Random(1), limit=200)
-    assert state.is_terminal()
-    assert not (tmp_path / "PWNED").exists() and not Path("PWNED").exists()
-    labels = [state.game.new_initial_state(1).action_to_string(a) for a in game.new_initial_state(1).legal_actions()]
-    assert all(_INJECTIONS[0] in label for label in labels)  # the texts are data, shown as written
+    with engine_mode("on"):
+        game = interpreter.load_game(str(spec))
+        assert game.link.seat_names == _INJECTIONS[:3]  # the corpus spec holds the texts above
+        source = game.link.codegen.source()
+        assert game.link.codegen.units and "def _g(" in source  # its defines were generated
+        for unit in game.link.codegen.units:
+            tree = ast.parse(unit.source)
+            assert not [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+        for text in [*_INJECTIONS, "__import__", "__class__", "__globals__", "os_system", "exec(", "PWNED", "import"]:
+            assert text not in source, text
+        state = game.new_initial_state(1)
+        play_random(state, random.Random(1), limit=200)
+        assert state.is_terminal()
+        assert not (tmp_path / "PWNED").exists() and not Path("PWNED").exists()
+        labels = [state.game.new_initial_state(1).action_to_string(a)
+                  for a in game.new_initial_state(1).legal_actions()]
+        assert all(_INJECTIONS[0] in label for label in labels)  # the texts are data, shown as written
 
 
 def test_rulespec_compile_shows_the_generated_python(capsys):
@@ -1022,13 +1025,13 @@ def test_a_unit_python_cannot_compile_falls_back_to_the_closures(refused, monkey
 
     spec = GAMES / "highjack.yaml"
     variant = {"name": "4p", "players": 4, "options": {}}
-    expected = _play(spec, variant, "off", range(2), monkeypatch)
+    expected = _play(spec, variant, "off", range(2))
     monkeypatch.setattr(codegen, "load_unit", refuse)
-    monkeypatch.setattr(codegen, "MODE", "strict")
-    game = interpreter.load_game(str(spec), players=4)
-    kinds = {unit.name[0] for unit in game.link.codegen.units}
-    assert kinds == (set() if not refused else {"d", "e", "b", "s", "n", "r", "h"} - {refused})
-    assert [_run(game, seed) for seed in range(2)] == expected
+    with engine_mode("strict"):
+        game = interpreter.load_game(str(spec), players=4)
+        kinds = {unit.name[0] for unit in game.link.codegen.units}
+        assert kinds == (set() if not refused else {"d", "e", "b", "s", "n", "r", "h"} - {refused})
+        assert [_run(game, seed) for seed in range(2)] == expected
 
 
 @pytest.mark.parametrize("args, status, message", [
@@ -1091,19 +1094,19 @@ match: {}
 
 
 @pytest.mark.parametrize("action", ["flat", "nested", "single", "later"])
-def test_python_errors_in_generated_blocks_are_reported_where_the_closures_report_them(action, monkeypatch):
+def test_python_errors_in_generated_blocks_are_reported_where_the_closures_report_them(action):
     """A rule failing with a Python error (ordering a missing value) inside a generated block,
     a nested branch, a one-statement branch or the resumable turn: the same message at the
     same statement as with the closures alone."""
     reports = []
     for mode in ("off", "strict", "on"):
-        monkeypatch.setattr(codegen, "MODE", mode)
-        game = interpreter.game_from_text(_FAILING)
-        state = game.new_initial_state(0)
-        labels = {state.action_to_string(a): a for a in state.legal_actions()}
-        with pytest.raises(interpreter.RuleError) as caught:
-            state.apply_action(labels[action])
-        reports.append((str(caught.value), caught.value.span.line, caught.value.span.col))
+        with engine_mode(mode):
+            game = interpreter.game_from_text(_FAILING)
+            state = game.new_initial_state(0)
+            labels = {state.action_to_string(a): a for a in state.legal_actions()}
+            with pytest.raises(interpreter.RuleError) as caught:
+                state.apply_action(labels[action])
+            reports.append((str(caught.value), caught.value.span.line, caught.value.span.col))
     assert reports[0] == reports[1] == reports[2]
     assert "this rule failed" in reports[0][0]
 
@@ -1137,16 +1140,16 @@ match: {}
 """
 
 
-def test_and_or_give_a_bool_even_when_an_operand_is_a_missing_value(monkeypatch):
+def test_and_or_give_a_bool_even_when_an_operand_is_a_missing_value():
     """`picked.hot and ...` with no card picked: the closures give false, never none (an
     operand typed bool may still be none at run time)."""
     results = []
     for mode in ("off", "strict"):
-        monkeypatch.setattr(codegen, "MODE", mode)
-        game = interpreter.game_from_text(_NONE_AS_BOOL)
-        state = game.new_initial_state(0)
-        state.apply_action(state.legal_actions()[0])
-        results.append((state.to_json(), [e for e in state.events if e["type"] == "seen"]))
+        with engine_mode(mode):
+            game = interpreter.game_from_text(_NONE_AS_BOOL)
+            state = game.new_initial_state(0)
+            state.apply_action(state.legal_actions()[0])
+            results.append((state.to_json(), [e for e in state.events if e["type"] == "seen"]))
     assert results[0] == results[1]
     assert results[0][1][0]["flag"] is False
 
@@ -1173,22 +1176,22 @@ match: {}
 """
 
 
-def test_an_iterable_that_needs_temporaries_is_generated(monkeypatch):
+def test_an_iterable_that_needs_temporaries_is_generated():
     """`[cell(r, c)]` as a comprehension's or a choice's list: the generated code names
     temporaries (assignment expressions), which Python refuses in a comprehension's iterable;
     the generator evaluates such a list before the loop instead of giving up on the unit."""
     results = []
     for mode in ("off", "strict"):
-        monkeypatch.setattr(codegen, "MODE", mode)
-        game = interpreter.game_from_text(_ITERABLE_WITH_TEMPORARIES)
-        if mode == "strict":
-            names = {unit.name[0] for unit in game.link.codegen.units}
-            assert {"d", "n"} <= names  # both defines and the choice's entry (its options) were generated
-            assert len([u for u in game.link.codegen.units if u.name.startswith("d")]) == 2
-        state = game.new_initial_state(0)
-        legal = state.legal_actions()
-        state.apply_action(legal[0])
-        results.append((legal, state.to_json()))
+        with engine_mode(mode):
+            game = interpreter.game_from_text(_ITERABLE_WITH_TEMPORARIES)
+            if mode == "strict":
+                names = {unit.name[0] for unit in game.link.codegen.units}
+                assert {"d", "n"} <= names  # both defines and the choice's entry (its options) were generated
+                assert len([u for u in game.link.codegen.units if u.name.startswith("d")]) == 2
+            state = game.new_initial_state(0)
+            legal = state.legal_actions()
+            state.apply_action(legal[0])
+            results.append((legal, state.to_json()))
     assert results[0] == results[1] and len(results[0][0]) == 2
 
 
@@ -1251,14 +1254,14 @@ _FAILING_TURNS = {
 
 
 @pytest.mark.parametrize("case", sorted(_FAILING_TURNS))
-def test_generated_code_fails_where_and_as_the_closures_fail(case, monkeypatch):
+def test_generated_code_fails_where_and_as_the_closures_fail(case):
     failures = []
     for mode in ("off", "on"):
-        monkeypatch.setattr(codegen, "MODE", mode)
-        game = interpreter.game_from_text(_GRID % _FAILING_TURNS[case])
-        with pytest.raises(interpreter.RuleError) as failure:
-            game.new_initial_state(0)
-        failures.append(str(failure.value))
+        with engine_mode(mode):
+            game = interpreter.game_from_text(_GRID % _FAILING_TURNS[case])
+            with pytest.raises(interpreter.RuleError) as failure:
+                game.new_initial_state(0)
+            failures.append(str(failure.value))
     assert failures[0] == failures[1]
 
 
@@ -1347,7 +1350,7 @@ match:
 
 
 @pytest.mark.parametrize("max_log", [None, 40, 75])
-def test_events_written_in_line_are_made_and_paid_for_as_by_the_closures(max_log, monkeypatch):
+def test_events_written_in_line_are_made_and_paid_for_as_by_the_closures(max_log):
     """`emit` in generated code: the same events, the same size in the log's budget (so the
     log fills at the same event), the same error."""
     from interpreter.limits import RunLimits
@@ -1355,19 +1358,19 @@ def test_events_written_in_line_are_made_and_paid_for_as_by_the_closures(max_log
     limits = RunLimits() if max_log is None else RunLimits(max_log=max_log)
     outcomes = []
     for mode in ("off", "strict"):
-        monkeypatch.setattr(codegen, "MODE", mode)
-        game = interpreter.game_from_text(_EMITTING, limits=limits)
-        if mode == "strict":
-            assert "s.ops -= 1" in game.link.codegen.source()  # the events are made in line
-        state = game.new_initial_state(3)
-        sizes, error = [], None
-        try:
-            while not state.is_terminal():
-                state.apply_action(state.legal_actions()[-1])
-                sizes.append(state.log_size)
-        except interpreter.RuleError as exc:  # the log's budget
-            error = str(exc)
-        outcomes.append((sizes, error, state.to_json()))
+        with engine_mode(mode):
+            game = interpreter.game_from_text(_EMITTING, limits=limits)
+            if mode == "strict":
+                assert "s.ops -= 1" in game.link.codegen.source()  # the events are made in line
+            state = game.new_initial_state(3)
+            sizes, error = [], None
+            try:
+                while not state.is_terminal():
+                    state.apply_action(state.legal_actions()[-1])
+                    sizes.append(state.log_size)
+            except interpreter.RuleError as exc:  # the log's budget
+                error = str(exc)
+            outcomes.append((sizes, error, state.to_json()))
     assert outcomes[0] == outcomes[1]
     if max_log is not None:
         assert outcomes[0][1] is not None and "event log is full" in outcomes[0][1]
@@ -1418,26 +1421,26 @@ cards:
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_a_count_of_distinct_values_is_the_same_in_both_engines(seed, monkeypatch):
+def test_a_count_of_distinct_values_is_the_same_in_both_engines(seed):
     """`count(distinct(...))` of names, numbers, cards or players is generated as the size of a
     set: the same counts as the closures' `distinct`, duplicates and default values included."""
     kinds = {"A": "red", "B": "red", "C": "plain", "D": "blue", "E": "blue"}
     numbers = {"A": 1, "B": 2, "C": 2, "D": 1, "E": 0}
     outcomes = []
     for mode in ("off", "strict"):
-        monkeypatch.setattr(codegen, "MODE", mode)
-        game = interpreter.game_from_text(_DISTINCT)
-        if mode == "strict":
-            assert "len(set(" in game.link.codegen.source()
-        state = game.new_initial_state(seed)
-        scores = []
-        while not state.is_terminal():
-            mover = state.current_player()
-            state.apply_action(random.Random(seed).choice(state.legal_actions()))
-            table = zone_names(state, "table")
-            assert state.score[mover] == 10 * len({kinds[c] for c in table}) + len({numbers[c] for c in table})
-            scores.append(list(state.score))
-        outcomes.append((scores, state.to_json()))
+        with engine_mode(mode):
+            game = interpreter.game_from_text(_DISTINCT)
+            if mode == "strict":
+                assert "len(set(" in game.link.codegen.source()
+            state = game.new_initial_state(seed)
+            scores = []
+            while not state.is_terminal():
+                mover = state.current_player()
+                state.apply_action(random.Random(seed).choice(state.legal_actions()))
+                table = zone_names(state, "table")
+                assert state.score[mover] == 10 * len({kinds[c] for c in table}) + len({numbers[c] for c in table})
+                scores.append(list(state.score))
+            outcomes.append((scores, state.to_json()))
     assert outcomes[0] == outcomes[1] and len(outcomes[0][0]) == 6
 
 
@@ -1470,17 +1473,17 @@ match: {}
     "          - move all hand(leader) to deck",
     "          - {if: 'count(hand(current)) + count(hand(leader)) > 0', then: [end game]}",
 ])
-def test_a_zone_of_a_missing_player_fails_alike_in_both_engines(rule, monkeypatch):
+def test_a_zone_of_a_missing_player_fails_alike_in_both_engines(rule):
     """`hand(leader)` with no leader, written in line in a block (no closure to word its error):
     the same message at the same position as the closure engine gives, and no Python words."""
     failures = []
     for mode in ("off", "strict", "on"):
-        monkeypatch.setattr(codegen, "MODE", mode)
-        game = interpreter.game_from_text(_ZONE_OF_NONE % rule)
-        state = game.new_initial_state(0)
-        with pytest.raises(RuleError) as caught:
-            state.apply_action(state.legal_actions()[0])
-        failures.append(str(caught.value))
+        with engine_mode(mode):
+            game = interpreter.game_from_text(_ZONE_OF_NONE % rule)
+            state = game.new_initial_state(0)
+            with pytest.raises(RuleError) as caught:
+                state.apply_action(state.legal_actions()[0])
+            failures.append(str(caught.value))
     assert failures[0] == failures[1] == failures[2]
     assert "hand(...) of a missing value (none)" in failures[0] and "NoneType" not in failures[0]
 
@@ -1522,7 +1525,7 @@ define:
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_aggregates_of_a_card_attribute_are_the_same_in_both_engines(seed, monkeypatch):
+def test_aggregates_of_a_card_attribute_are_the_same_in_both_engines(seed):
     """An aggregate or list of one attribute of each card of a zone is generated as a map of the
     attribute's table (and a small define called on a zone of a family, `points(hand(p))`, is
     written in line): the same values as the closures', derived here from the cards on the table."""
@@ -1531,26 +1534,26 @@ def test_aggregates_of_a_card_attribute_are_the_same_in_both_engines(seed, monke
     kind = {"A": "red", "B": "red", "C": "plain", "D": "blue", "E": "blue"}
     outcomes = []
     for mode in ("off", "strict"):
-        monkeypatch.setattr(codegen, "MODE", mode)
-        game = interpreter.game_from_text(_LOOKUPS)
-        if mode == "strict":
-            source = game.link.codegen.source()
-            assert "sum(map(" in source and "list(map(" in source and "len(set(map(" in source
-            assert source.count("sum(map(") == 3  # the define's unit, and its body at both calls
-        state = game.new_initial_state(seed)
-        seen = []
-        while not state.is_terminal():
-            mover = state.current_player()
-            state.apply_action(random.Random(seed).choice(state.legal_actions()))
-            table, hand = zone_names(state, "table"), zone_names(state, "hand", mover)
-            slots = game.link.var_slots
-            values = [state.g[slots[name]] for name in ("held", "high", "low", "some", "every", "ns", "kinds")]
-            assert values == [sum(n[c] for c in hand), max(n[c] for c in table), min(n[c] for c in table),
-                              any(lit[c] for c in hand), all(lit[c] for c in table), [n[c] for c in table],
-                              len({kind[c] for c in table})]
-            assert state.score[mover] == sum(n[c] for c in table)
-            seen.append(values)
-        outcomes.append((seen, state.to_json()))
+        with engine_mode(mode):
+            game = interpreter.game_from_text(_LOOKUPS)
+            if mode == "strict":
+                source = game.link.codegen.source()
+                assert "sum(map(" in source and "list(map(" in source and "len(set(map(" in source
+                assert source.count("sum(map(") == 3  # the define's unit, and its body at both calls
+            state = game.new_initial_state(seed)
+            seen = []
+            while not state.is_terminal():
+                mover = state.current_player()
+                state.apply_action(random.Random(seed).choice(state.legal_actions()))
+                table, hand = zone_names(state, "table"), zone_names(state, "hand", mover)
+                slots = game.link.var_slots
+                values = [state.g[slots[name]] for name in ("held", "high", "low", "some", "every", "ns", "kinds")]
+                assert values == [sum(n[c] for c in hand), max(n[c] for c in table), min(n[c] for c in table),
+                                  any(lit[c] for c in hand), all(lit[c] for c in table), [n[c] for c in table],
+                                  len({kind[c] for c in table})]
+                assert state.score[mover] == sum(n[c] for c in table)
+                seen.append(values)
+            outcomes.append((seen, state.to_json()))
     assert outcomes[0] == outcomes[1] and len(outcomes[0][0]) == 6
 
 
@@ -1582,7 +1585,7 @@ match: {}
 """
 
 
-def test_connected_and_group_are_generated_and_play_as_the_closures(tmp_path, monkeypatch):
+def test_connected_and_group_are_generated_and_play_as_the_closures(tmp_path):
     """`connected` and `group` in generated code call the parts their closures share, in the
     closures' order (a path with none in it, no target on the path): the same games."""
     from interpreter.builtins import group_of, reaches
@@ -1590,10 +1593,11 @@ def test_connected_and_group_are_generated_and_play_as_the_closures(tmp_path, mo
     spec = tmp_path / "links.yaml"
     spec.write_text(_LINKS)
     variant = {"players": 2, "options": {}}
-    strict = _play(spec, variant, "strict", range(8), monkeypatch)
-    called = _called(interpreter.load_game(str(spec)))
+    strict = _play(spec, variant, "strict", range(8))
+    with engine_mode("strict"):
+        called = _called(interpreter.load_game(str(spec)))
     assert id(reaches) in called and id(group_of) in called
-    assert strict == _play(spec, variant, "off", range(8), monkeypatch)
+    assert strict == _play(spec, variant, "off", range(8))
     links = [e for _, state, _ in strict for e in json.loads(state)["events"] if e["type"] == "links"]
     assert any(e["hex"] for e in links) and not all(e["hex"] for e in links)
     assert any(e["hex"] != e["square"] for e in links) and any(len(e["gh"]) > len(e["g"]) for e in links)
@@ -1627,7 +1631,7 @@ class Fails(str):
     ("v * v", "[1]", Fails("cannot compute '*' of a list and a list")),
 ])
 def test_int_and_a_product_of_values_of_any_type_are_generated_as_the_closures_compute_them(
-        expression, value, expected, monkeypatch):
+        expression, value, expected):
     """`int()` and `*` where a side's type is known only in play (a text or a list repeated, or
     numbers) call the closures' own functions: the same values and errors in both engines, strict
     included; a repetition is bounded before it is made (generated code once made it first)."""
@@ -1637,16 +1641,16 @@ def test_int_and_a_product_of_values_of_any_type_are_generated_as_the_closures_c
     spec = _ANY_NUMBERS.replace("VALUE", value).replace("EXPRESSION", expression)
     outcomes = []
     for mode in ("strict", "off"):
-        monkeypatch.setattr(codegen, "MODE", mode)
-        game = interpreter.game_from_text(spec)
-        if mode == "strict":
-            assert id(whole_of if "int" in expression else checked_arith) in _called(game)
-        state = game.new_initial_state(0)
-        try:
-            state.apply_action(state.legal_actions()[0])
-            outcomes.append(next(e["x"] for e in state.events if e["type"] == "made"))
-        except RuleError as exc:
-            outcomes.append(str(exc))
+        with engine_mode(mode):
+            game = interpreter.game_from_text(spec)
+            if mode == "strict":
+                assert id(whole_of if "int" in expression else checked_arith) in _called(game)
+            state = game.new_initial_state(0)
+            try:
+                state.apply_action(state.legal_actions()[0])
+                outcomes.append(next(e["x"] for e in state.events if e["type"] == "made"))
+            except RuleError as exc:
+                outcomes.append(str(exc))
     assert outcomes[0] == outcomes[1]
     if isinstance(expected, Fails):
         assert expected in outcomes[0]

@@ -26,8 +26,8 @@ from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 import interpreter
-from interpreter import codegen
 from rulespec import SpecError
+from tests.support import engine_mode
 
 ATOMS = ["0", "1", "2", "-3", "true", "false", "none", "n", "z", "a", "picked.rank", "held.rank", "picked.hot",
          "held.hot", "count(deck)", "turn"]
@@ -95,12 +95,8 @@ match: {{}}
 
 def linked(text: str, mode: str) -> interpreter.Game:
     """The game of ``text`` linked with generated code in ``mode`` (on, off, strict)."""
-    before = codegen.MODE
-    codegen.MODE = mode
-    try:
+    with engine_mode(mode):
         return interpreter.game_from_text(text)
-    finally:
-        codegen.MODE = before
 
 
 def outcome(text: str, mode: str) -> Any:

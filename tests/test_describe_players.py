@@ -3,24 +3,17 @@
 from __future__ import annotations
 
 import glob
-import io
 import re
 
 import pytest
 
-from interpreter.cli import main
 from rulespec import SpecError, compile_file
 from rulespec.describe import describe
 from tests.conftest import GAMES, ROOT
+from tests.support import run
 
 HIGHJACK = str(GAMES / "highjack.yaml")
 HIGHHAND = str(GAMES / "highhand.yaml")
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = main(list(argv), out=out, err=err, stdin=io.StringIO(""))
-    return status, out.getvalue(), err.getvalue()
 
 
 def players_view(path: str) -> str:

@@ -14,14 +14,15 @@ the top, two per row), then the vertical lines 6..11 (row by row, three per row)
 
 from __future__ import annotations
 
+import functools
 import random
-from typing import Any
 
 import pytest
 
 import interpreter
+from tests import support
 from tests.conftest import GAMES, require
-from tests.support import lockstep
+from tests.support import loader, lockstep
 
 # the sides of the four boxes of the 2 x 2 board: top, bottom, left, right
 TOP_LEFT = (0, 2, 6, 7)
@@ -29,8 +30,7 @@ TOP_RIGHT = (1, 3, 7, 8)
 BOTTOM_LEFT = (2, 4, 9, 10)
 
 
-def load(**options: Any) -> interpreter.Game:
-    return interpreter.load_game(str(GAMES / "dots_and_boxes.yaml"), players=2, options=options)
+load = loader(GAMES / "dots_and_boxes.yaml", players=2)
 
 
 @pytest.fixture(scope="module")
@@ -38,10 +38,7 @@ def game() -> interpreter.Game:
     return load()
 
 
-def play(state: interpreter.State, *actions: int) -> interpreter.State:
-    for action in actions:
-        state.apply_action(action)
-    return state
+play = functools.partial(support.play, legal=False)  # (the state's own check only)
 
 
 def boxes(state: interpreter.State) -> list[int]:

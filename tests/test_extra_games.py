@@ -8,11 +8,11 @@ import pytest
 
 import interpreter
 from tests.conftest import GAMES
-from tests.support import act, labels, play_random, redecide, set_zone, zone_names
+from tests.support import act, labels, loader, play_random, redecide, set_zone, zone_names
 
-
-def load(name, **kwargs):
-    return interpreter.load_game(str(GAMES / name), **kwargs)
+tictactoe = loader(GAMES / "tictactoe.yaml")
+goofspiel = loader(GAMES / "goofspiel.yaml")
+whist = loader(GAMES / "whist.yaml")
 
 
 # ------------------------------------------------------------------ tic-tac-toe
@@ -30,7 +30,7 @@ def play_cells(state, cells):
     ([1, 2, 0, 4, 3, 6], 1),  # o: anti-diagonal 2, 4, 6
 ])
 def test_tictactoe_lines_win_plus_one_minus_one(cells, winner):
-    state = load("tictactoe.yaml").new_initial_state(0)
+    state = tictactoe().new_initial_state(0)
     play_cells(state, cells)
     assert state.is_terminal()
     expected = [1.0, -1.0] if winner == 0 else [-1.0, 1.0]
@@ -38,7 +38,7 @@ def test_tictactoe_lines_win_plus_one_minus_one(cells, winner):
 
 
 def test_tictactoe_full_board_is_a_draw_and_actions_are_cells():
-    game = load("tictactoe.yaml")
+    game = tictactoe()
     state = game.new_initial_state(0)
     assert state.legal_actions() == list(range(9)) and game.num_distinct_actions == 9
     assert state.action_to_string(0) == "x(0,0)" and state.action_to_string(5) == "x(1,2)"
@@ -49,7 +49,7 @@ def test_tictactoe_full_board_is_a_draw_and_actions_are_cells():
 
 
 def test_tictactoe_a_taken_cell_is_not_legal():
-    state = load("tictactoe.yaml").new_initial_state(0)
+    state = tictactoe().new_initial_state(0)
     state.apply_action(4)
     assert 4 not in state.legal_actions() and state.action_to_string(0) == "o(0,0)"
 
@@ -62,7 +62,7 @@ def bid(state, value):
 
 
 def test_goofspiel_descending_prizes_single_highest_bid_scores_and_ties_discard():
-    game = load("goofspiel.yaml", players=3, options={"num_cards": 4})
+    game = goofspiel(3, num_cards=4)
     state = game.new_initial_state(0)
     assert zone_names(state, "prize") == ["4"]
     assert [zone_names(state, "hand", p) for p in range(3)] == [["1", "2", "3", "4"]] * 3
@@ -87,7 +87,7 @@ def test_goofspiel_descending_prizes_single_highest_bid_scores_and_ties_discard(
 
 
 def test_goofspiel_all_equal_is_zero_and_bids_stay_secret_until_everybody_bid():
-    game = load("goofspiel.yaml", players=2, options={"num_cards": 3})
+    game = goofspiel(2, num_cards=3)
     state = game.new_initial_state(0)
     bid(state, 3)
     assert state.observation(1)["zones"]["bid"][0] == {"count": 1}
@@ -98,8 +98,7 @@ def test_goofspiel_all_equal_is_zero_and_bids_stay_secret_until_everybody_bid():
 
 
 def test_goofspiel_random_order_reveals_by_chance():
-    game = load("goofspiel.yaml", players=2, options={"points_order": "random", "num_cards": 5},
-                explicit_chance=True)
+    game = loader(GAMES / "goofspiel.yaml", explicit_chance=True)(2, points_order="random", num_cards=5)
     state = game.new_initial_state(0)
     assert state.is_chance_node()
     assert state.chance_outcomes() == [(k, 0.2) for k in range(5)]
@@ -111,7 +110,7 @@ def test_goofspiel_random_order_reveals_by_chance():
 
 
 def whist_after_deal(seed=0):
-    game = load("whist.yaml")
+    game = whist()
     return game, game.new_initial_state(seed)
 
 
@@ -156,7 +155,7 @@ def test_whist_must_follow_suit_and_trumps_win():
 
 
 def test_whist_scores_tricks_over_six_for_both_partners_and_match_ends_at_target():
-    game = load("whist.yaml", options={"target": 2})
+    game = whist(target=2)
     for seed in range(3):
         state = game.new_initial_state(seed)
         play_random(state, random.Random(seed))

@@ -9,14 +9,16 @@ and a card's action id is OpenSpiel's: rank * 4 + suit (suits C, D, H, S; ranks 
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Any
 
 import pytest
 
 import interpreter
+from tests import support
 from tests.conftest import GAMES, require
-from tests.support import lockstep
+from tests.support import loader, lockstep
 
 SPEC = str(GAMES / "hearts.yaml")
 RANKS, SUITS = "23456789TJQKA", "CDHS"
@@ -32,8 +34,7 @@ def suit(s: str, ranks: str = RANKS) -> list[str]:
     return [r + s for r in ranks]
 
 
-def load(**options: Any) -> interpreter.Game:
-    return interpreter.load_game(SPEC, options=options, explicit_chance=True)
+load = loader(SPEC, explicit_chance=True)
 
 
 def deal(hands: list[list[str]], direction: int = 0, **options: Any) -> interpreter.State:
@@ -61,11 +62,7 @@ def legal(state: interpreter.State) -> list[str]:
     return [state.action_to_string(a) for a in state.legal_actions()]
 
 
-def play(state: interpreter.State, *cards: str) -> interpreter.State:
-    for card in cards:
-        assert cid(card) in state.legal_actions(), (card, legal(state))
-        state.apply_action(cid(card))
-    return state
+play = functools.partial(support.play, action_of=lambda state, card: cid(card))  # cards by name
 
 
 def play_out(state: interpreter.State) -> interpreter.State:

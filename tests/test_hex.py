@@ -16,17 +16,14 @@ rows, white (seat 1) the left and right columns.
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import pytest
 
 import interpreter
 from tests.conftest import GAMES, require
-from tests.support import lockstep
+from tests.support import loader, lockstep, play
 
-
-def load(**options: Any) -> interpreter.Game:
-    return interpreter.load_game(str(GAMES / "hex.yaml"), players=2, options=options)
+load = loader(GAMES / "hex.yaml", players=2)
 
 
 @pytest.fixture(scope="module")
@@ -37,13 +34,6 @@ def game() -> interpreter.Game:
 @pytest.fixture(scope="module")
 def small() -> interpreter.Game:
     return load(board_size=3)
-
-
-def play(state: interpreter.State, *actions: int) -> interpreter.State:
-    for action in actions:
-        assert action in state.legal_actions(), (action, state.legal_actions())
-        state.apply_action(action)
-    return state
 
 
 def stones(state: interpreter.State, rows: int = 3, cols: int = 3) -> dict[int, int]:

@@ -19,7 +19,7 @@ import pytest
 import interpreter
 from interpreter import OptionError
 from tests.conftest import GAMES
-from tests.support import act, labels, place_piece, play_random, set_zone, zone_names
+from tests.support import act, labels, loader, place_piece, play_random, set_zone, zone_names
 
 SPEC = str(GAMES / "highhand.yaml")
 COLOURS = ("Purple", "Red", "Blue", "Green")
@@ -31,8 +31,7 @@ CORNERS2 = {0: ("a1", "f1"), 1: ("a6", "f6")}
 # ---------------------------------------------------------------- helpers
 
 
-def load(players: int = 4, **options: Any) -> interpreter.Game:
-    return interpreter.load_game(SPEC, players=players, options=options)
+load = loader(SPEC, players=4)
 
 
 def starting(players: int = 4, starter: int = 0, **options: Any) -> interpreter.State:

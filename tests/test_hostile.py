@@ -17,21 +17,40 @@ root under a 512 MB address-space limit, a 10 s CPU limit and a 10 s wall-clock 
 
 Nowhere may a traceback appear, the process be killed (CPU limit, signal) or the wall-clock
 limit pass: those are the failures this file exists to catch.
+
+Then every command of a case must exit and print exactly as recorded in
+``tests/golden/hostile.json`` (the case's temporary folder written ``{tmp}``, the repository
+``{root}``; an output over ``LONG_OUTPUT`` characters as its sha256, size and start), so every
+message and position the corpus provokes stays as it is while the engine changes underneath
+(issue 52). When an answer changes on purpose, record again and say why in the commit:
+
+    python -m tests.test_hostile --write
 """
 
 from __future__ import annotations
 
+import difflib
+import functools
+import hashlib
 import json
 import os
 import re
 import resource
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from tests.support import write_golden
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "hostile"
@@ -171,6 +190,25 @@ def check_survived(result: Run, allowed: tuple[int, ...]) -> None:
 # ---------------------------------------------------------------------- the cases
 
 
+@contextmanager
+def case_folder() -> Iterator[Path]:
+    """A new empty folder for a case's files, always named /tmp/tmpXXXXXXXX: a message that
+    shortens a long text quoting the path then cuts it at the same place in every run, so what
+    the case prints is the same once the path is written ``{tmp}``."""
+    folder = tempfile.mkdtemp(dir="/tmp")
+    try:
+        yield Path(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def tmp() -> Iterator[Path]:
+    with case_folder() as folder:
+        yield folder
+
+
+
 def _is_play_case(path: Path) -> bool:
     with path.open(encoding="utf-8", errors="replace") as f:
         return f.readline().strip() == PLAY_MARKER
@@ -186,56 +224,90 @@ def _names_a_position_in(text: str, case: Path) -> bool:
     return False
 
 
-@pytest.mark.parametrize("case", CASES["specs"], ids=_id)
-def test_spec(case: Path, tmp_path: Path) -> None:
+def spec_runs(case: Path, tmp: Path) -> list[Run]:
+    """A spec case's commands: validate; for a play case that validates, simulate; when that
+    succeeds, replay of its log."""
     path = _rel(case)
-    play = _is_play_case(case)
-    checked = cli("validate", path)
-    check_survived(checked, (0, 1))
-    if checked.status == 1 and not POSITIONED_ERROR.search(checked.err):
-        pytest.fail(checked.report("an invalid spec without a FILE:LINE:COL: error: message"))
-    if not play:
-        return
-    if checked.status != 0:
-        pytest.fail(checked.report(f"a `{PLAY_MARKER}` case must be a valid spec (it attacks the interpreter, "
-                                   "not the checker)"))
-    log = str(tmp_path / "matches.jsonl")  # writing the log renders every chosen action's label
-    played = cli("simulate", path, "--games", "2", "--seed", "1", "--no-progress", "--log", log)
-    check_survived(played, (0, 1))
-    if played.status == 1:
-        if not _names_a_position_in(played.err, case):
-            pytest.fail(played.report(f"a failed match must name the rule's place: {path}:LINE:COL"))
-        return
-    replayed = cli("replay", log, "--quiet", "--root", ".")  # the log names a spec outside its folder
-    check_survived(replayed, (0, 1))
-    if replayed.status != 0:
-        pytest.fail(replayed.report("the log of a finished simulation does not replay"))
+    runs = [cli("validate", path)]
+    if not _is_play_case(case) or runs[-1].status != 0:
+        return runs
+    log = str(tmp / "matches.jsonl")  # writing the log renders every chosen action's label
+    runs.append(cli("simulate", path, "--games", "2", "--seed", "1", "--no-progress", "--log", log))
+    if runs[-1].status != 0:
+        return runs
+    runs.append(cli("replay", log, "--quiet", "--root", "."))  # the log names a spec outside its folder
+    return runs
 
 
-@pytest.mark.parametrize("case", CASES["logs"], ids=_id)
-def test_log(case: Path) -> None:
-    replayed = cli("replay", _rel(case))
-    check_survived(replayed, (0, 1))
-    if replayed.status == 1 and not replayed.err.strip():
-        pytest.fail(replayed.report("a failed replay without a message"))
+def log_runs(case: Path, tmp: Path) -> list[Run]:
+    return [cli("replay", _rel(case))]
 
 
-@pytest.mark.parametrize("case", CASES["states"], ids=_id)
-def test_state(case: Path) -> None:
-    played = run([sys.executable, _rel(RUN_CASE), "state", _rel(case)])
-    check_survived(played, (0, 1))
-    if played.status == 1 and not played.err.strip():
-        pytest.fail(played.report("a StateError without a message"))
+def state_runs(case: Path, tmp: Path) -> list[Run]:
+    return [run([sys.executable, _rel(RUN_CASE), "state", _rel(case)])]
 
 
-@pytest.mark.parametrize("case", CASES["cli"], ids=_id)
-def test_cli(case: Path, tmp_path: Path) -> None:
+def cli_runs(case: Path, tmp: Path) -> list[Run]:
     spec = json.loads(case.read_text(encoding="utf-8"))
     argv, stdin = spec.get("argv"), spec.get("stdin", "")
     assert isinstance(argv, list) and all(isinstance(a, str) for a in argv), f"{case}: argv must be a list of texts"
     assert isinstance(stdin, str), f"{case}: stdin must be a text"
-    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
-    check_survived(cli(*argv, stdin=stdin), CLI_EXIT)
+    return [cli(*[a.replace("{tmp}", str(tmp)) for a in argv], stdin=stdin)]
+
+
+RUNS = {"specs": spec_runs, "logs": log_runs, "states": state_runs, "cli": cli_runs}
+
+
+@pytest.mark.parametrize("case", CASES["specs"], ids=_id)
+def test_spec(case: Path, tmp: Path) -> None:
+    path = _rel(case)
+    runs = spec_runs(case, tmp)
+    checked = runs[0]
+    check_survived(checked, (0, 1))
+    if checked.status == 1 and not POSITIONED_ERROR.search(checked.err):
+        pytest.fail(checked.report("an invalid spec without a FILE:LINE:COL: error: message"))
+    if _is_play_case(case):
+        if checked.status != 0:
+            pytest.fail(checked.report(f"a `{PLAY_MARKER}` case must be a valid spec (it attacks the interpreter, "
+                                       "not the checker)"))
+        played = runs[1]
+        check_survived(played, (0, 1))
+        if played.status == 1:
+            if not _names_a_position_in(played.err, case):
+                pytest.fail(played.report(f"a failed match must name the rule's place: {path}:LINE:COL"))
+        else:
+            replayed = runs[2]
+            check_survived(replayed, (0, 1))
+            if replayed.status != 0:
+                pytest.fail(replayed.report("the log of a finished simulation does not replay"))
+    check_as_recorded("specs", case, runs, tmp)
+
+
+@pytest.mark.parametrize("case", CASES["logs"], ids=_id)
+def test_log(case: Path, tmp: Path) -> None:
+    runs = log_runs(case, tmp)
+    replayed = runs[0]
+    check_survived(replayed, (0, 1))
+    if replayed.status == 1 and not replayed.err.strip():
+        pytest.fail(replayed.report("a failed replay without a message"))
+    check_as_recorded("logs", case, runs, tmp)
+
+
+@pytest.mark.parametrize("case", CASES["states"], ids=_id)
+def test_state(case: Path, tmp: Path) -> None:
+    runs = state_runs(case, tmp)
+    played = runs[0]
+    check_survived(played, (0, 1))
+    if played.status == 1 and not played.err.strip():
+        pytest.fail(played.report("a StateError without a message"))
+    check_as_recorded("states", case, runs, tmp)
+
+
+@pytest.mark.parametrize("case", CASES["cli"], ids=_id)
+def test_cli(case: Path, tmp: Path) -> None:
+    runs = cli_runs(case, tmp)
+    check_survived(runs[0], CLI_EXIT)
+    check_as_recorded("cli", case, runs, tmp)
 
 
 # ---------------------------------------------------------------------- the corpus itself
@@ -282,3 +354,71 @@ def test_runner_catches(code: str, problem: str) -> None:
 
 def test_runner_passes_a_clean_exit() -> None:
     check_survived(run([sys.executable, "-c", "print('fine')"], wall=5.0), (0, 1))
+
+
+# ---------------------------------------------------------------------- golden outputs
+
+
+GOLDEN = ROOT / "tests" / "golden" / "hostile.json"
+LONG_OUTPUT = 2000  # characters: a longer output is recorded as its digest, its size and its start
+
+
+def _recorded(text: str) -> str | dict[str, Any]:
+    if len(text) <= LONG_OUTPUT:
+        return text
+    return {"sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(), "chars": len(text), "start": text[:500]}
+
+
+def outcome(runs: list[Run], tmp: Path) -> list[dict[str, Any]]:
+    """How each of a case's commands exited and what it printed, with the case's temporary
+    folder written ``{tmp}`` and the repository's root ``{root}``."""
+    def normal(text: str) -> str | dict[str, Any]:
+        return _recorded(text.replace(str(tmp), "{tmp}").replace(str(ROOT), "{root}"))
+
+    return [{"status": r.status, "stdout": normal(r.out), "stderr": normal(r.err)} for r in runs]
+
+
+@functools.cache
+def _golden() -> dict[str, Any]:
+    return json.loads(GOLDEN.read_text(encoding="utf-8"))
+
+
+def check_as_recorded(kind: str, case: Path, runs: list[Run], tmp: Path) -> None:
+    """The case's commands exit and print exactly as recorded in tests/golden/hostile.json (every
+    message and position the corpus provokes; issue 52 changes the engine, not its answers)."""
+    key = f"{kind}/{_id(case)}"
+    want = _golden()["cases"].get(key)
+    assert want is not None, f"{key}: not recorded in {_rel(GOLDEN)} (python -m tests.test_hostile --write)"
+    got = outcome(runs, tmp)
+    if got != want:
+        shown = [json.dumps(o, indent=1, ensure_ascii=False).splitlines() for o in (want, got)]
+        diff = "\n".join(difflib.unified_diff(*shown, "recorded", "now", lineterm=""))
+        pytest.fail(f"{key}: the commands answer differently from {_rel(GOLDEN)} (if intended, record again: "
+                    f"python -m tests.test_hostile --write)\n{diff}")
+
+
+def test_the_recording_covers_the_corpus() -> None:
+    recorded = set(_golden()["cases"])
+    cases = {f"{kind}/{_id(case)}" for kind, paths in CASES.items() for case in paths}
+    assert recorded == cases, f"record again: not recorded {sorted(cases - recorded)}, gone {sorted(recorded - cases)}"
+
+
+def write(jobs: int) -> None:
+    """Run every case and record its outcome in tests/golden/hostile.json."""
+    def one(item: tuple[str, Path]) -> tuple[str, list[dict[str, Any]]]:
+        kind, case = item
+        with case_folder() as tmp:
+            return f"{kind}/{_id(case)}", outcome(RUNS[kind](case, tmp), tmp)
+
+    items = [(kind, case) for kind, paths in CASES.items() for case in paths]
+    with ThreadPoolExecutor(jobs) as pool:
+        outcomes = dict(pool.map(one, items))
+    write_golden(GOLDEN, "exit status and output of every case of tests/hostile: see tests/test_hostile.py; "
+                 "record with its --write", outcomes)
+    print(f"wrote {GOLDEN} ({len(outcomes)} cases)", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--write"]:
+        sys.exit("usage: python -m tests.test_hostile --write")
+    write(jobs=2)

@@ -9,14 +9,12 @@ column), and every message is the one that says what is wrong there.
 
 from __future__ import annotations
 
-import io
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from interpreter.cli import main as cli_main
 from rulespec import (
     LanguageError,
     LimitError,
@@ -27,6 +25,7 @@ from rulespec import (
     YamlSyntaxError,
     compile_file,
 )
+from tests.support import run
 
 HERE = Path(__file__).resolve().parent
 SPECS = HERE / "specs"
@@ -581,28 +580,22 @@ def test_variant_merges_and_patches_its_base() -> None:
 # ---------------------------------------------------------------------- command line
 
 
-def _run(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = cli_main(list(args), out=out, err=err)
-    return status, out.getvalue(), err.getvalue()
-
-
 def test_cli_valid_spec_exits_0() -> None:
     path = str(VALID / "tiny.yaml")
-    status, out, err = _run("validate", path)
+    status, out, err = run("validate", path)
     assert status == 0
     assert out == f"{path}: ok (Tiny)\n"
     assert err == ""
 
 
 def test_cli_quiet_valid_spec_prints_nothing() -> None:
-    status, out, err = _run("validate", "-q", str(VALID / "tiny.yaml"))
+    status, out, err = run("validate", "-q", str(VALID / "tiny.yaml"))
     assert (status, out, err) == (0, "", "")
 
 
 def test_cli_invalid_spec_exits_1_with_messages_on_stderr() -> None:
     path = _path("unknown_variable.yaml")
-    status, out, err = _run("validate", path)
+    status, out, err = run("validate", path)
     assert status == 1
     assert out == ""
     assert err == (
@@ -616,7 +609,7 @@ def test_cli_invalid_spec_exits_1_with_messages_on_stderr() -> None:
 
 def test_cli_counts_every_problem() -> None:
     path = _path("several_mistakes.yaml")
-    status, out, err = _run("validate", path)
+    status, out, err = run("validate", path)
     assert status == 1
     assert out == ""
     assert err.endswith(f"{path}: 3 problems\n")
@@ -626,7 +619,7 @@ def test_cli_counts_every_problem() -> None:
 def test_cli_one_invalid_file_among_valid_ones_exits_1() -> None:
     good = str(VALID / "tiny.yaml")
     bad = _path("duplicate_key.yaml")
-    status, out, err = _run("validate", good, bad, str(GAMES / "tictactoe.yaml"))
+    status, out, err = run("validate", good, bad, str(GAMES / "tictactoe.yaml"))
     assert status == 1
     assert out == f"{good}: ok (Tiny)\n{GAMES / 'tictactoe.yaml'}: ok (Tic-tac-toe)\n"
     assert f"{bad}:5:3: error: duplicate key 'players' (first defined at line 4)" in err
@@ -635,7 +628,7 @@ def test_cli_one_invalid_file_among_valid_ones_exits_1() -> None:
 
 def test_cli_missing_file_exits_1() -> None:
     path = _path("no_such_spec.yaml")
-    status, out, err = _run("validate", path)
+    status, out, err = run("validate", path)
     assert status == 1
     assert out == ""
     assert err == f"{path}: error: file not found: {path}\n{path}: 1 problem\n"
@@ -644,7 +637,7 @@ def test_cli_missing_file_exits_1() -> None:
 @pytest.mark.parametrize("relative", sorted(CASES))
 def test_cli_reports_each_invalid_spec(relative: str) -> None:
     path = _path(relative)
-    status, out, err = _run("validate", "--root", str(HERE.parent), path)
+    status, out, err = run("validate", "--root", str(HERE.parent), path)
     assert status == 1
     assert out == ""
     error = _compile_error(relative)

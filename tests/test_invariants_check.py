@@ -5,7 +5,6 @@ that reproduce it, and the invariant's message and position; a correct spec repo
 
 from __future__ import annotations
 
-import io
 import json
 import shlex
 import shutil
@@ -13,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from interpreter.cli import main
 from interpreter.game import load_game
 from interpreter.simulate import match_seeds, run_match, simulate
 from tests.conftest import GAMES, ROOT
+from tests.support import run
 
 # Two seats take turns adding 1 (step) or 2 (leap) to a counter until it reaches 8; the
 # invariant says the counter is never 5, which some random matches break and some do not.
@@ -47,12 +46,6 @@ variants:
   - {players: 2}
 """
 ADDS = {"step": 1, "leap": 2}
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = main(list(argv), out=out, err=err, stdin=io.StringIO(""))
-    return status, out.getvalue(), err.getvalue()
 
 
 def position(path: Path, text: str) -> str:

@@ -15,7 +15,7 @@ import pytest
 
 import interpreter
 from tests.conftest import GAMES, require
-from tests.support import lockstep
+from tests.support import lockstep, play
 
 SPEC = (GAMES / "kalah.yaml").read_text(encoding="utf-8")
 START = '"[0, 4, 4, 4, 4, 4, 4, 0, 4, 4, 4, 4, 4, 4]"'
@@ -31,13 +31,6 @@ def from_position(board: list[int] | None = None, first: int = 0, moves: int = 0
         assert text.count(old) == 1
         text = text.replace(old, new)
     return interpreter.game_from_text(text, path="kalah.yaml").new_initial_state(0)
-
-
-def play(state: interpreter.State, *actions: int) -> interpreter.State:
-    for action in actions:
-        assert action in state.legal_actions(), (action, state.legal_actions())
-        state.apply_action(action)
-    return state
 
 
 def board(state: interpreter.State) -> list[int]:

@@ -24,7 +24,8 @@ from interpreter.ladder import (
 )
 from interpreter.simulate import MatchRecord, seat_agents
 from tests.conftest import GAMES
-from tests.test_cli_hostile import one_line, run
+from tests.support import run
+from tests.test_cli_hostile import one_line
 
 TICTACTOE = str(GAMES / "tictactoe.yaml")
 

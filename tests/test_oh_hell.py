@@ -10,18 +10,18 @@ bid b.
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Any
 
 import pytest
 
 import interpreter
+from tests import support
 from tests.conftest import GAMES, require
-from tests.support import lockstep
+from tests.support import loader, lockstep
 
-
-def load(players: int = 3, **options: Any) -> interpreter.Game:
-    return interpreter.load_game(str(GAMES / "oh_hell.yaml"), players=players, options=options, explicit_chance=True)
+load = loader(GAMES / "oh_hell.yaml", players=3, explicit_chance=True)
 
 
 @pytest.fixture(scope="module")
@@ -57,14 +57,12 @@ def deal(game: interpreter.Game, tricks: int, dealer: int, hands: list[str], tru
     return state
 
 
-def play(state: interpreter.State, *moves: int | str) -> interpreter.State:
-    """Apply decisions: a card name plays it, a number bids it."""
-    game = state.game
-    for move in moves:
-        action = card(game, move) if isinstance(move, str) else bid(game, move)
-        assert action in state.legal_actions(), (move, [state.action_to_string(a) for a in state.legal_actions()])
-        state.apply_action(action)
-    return state
+def decision(state: interpreter.State, move: int | str) -> int:
+    """A card name plays it, a number bids it."""
+    return card(state.game, move) if isinstance(move, str) else bid(state.game, move)
+
+
+play = functools.partial(support.play, action_of=decision)
 
 
 def labels(state: interpreter.State) -> list[str]:

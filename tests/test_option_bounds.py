@@ -13,6 +13,7 @@ import pytest
 import interpreter
 from rulespec import SpecError, compile_text
 from rulespec.describe import describe
+from tests.support import loader
 
 SPEC = """\
 rulespec: 1
@@ -47,8 +48,7 @@ match:
 """
 
 
-def load(players: int, **options) -> interpreter.Game:
-    return interpreter.game_from_text(SPEC, players=players, options=options)
+load = loader(SPEC, text=True)
 
 
 def test_a_bound_of_num_players_refuses_a_value_below_it_and_says_why():

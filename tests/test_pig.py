@@ -8,20 +8,21 @@ outcome 0 is a 1 and outcome 1 anything else), as in OpenSpiel.
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Any
 
 import pytest
 
 import interpreter
+from tests import support
 from tests.conftest import GAMES, require
-from tests.support import lockstep
+from tests.support import loader, lockstep
 
 ROLL, STOP = 0, 1
 
 
-def load(players: int = 2, **options: Any) -> interpreter.Game:
-    return interpreter.load_game(str(GAMES / "pig.yaml"), players=players, options=options, explicit_chance=True)
+load = loader(GAMES / "pig.yaml", players=2, explicit_chance=True)
 
 
 @pytest.fixture(scope="module")
@@ -34,10 +35,7 @@ def face(k: int) -> int:
     return k - 1
 
 
-def play(state: interpreter.State, *actions: int) -> interpreter.State:
-    for action in actions:
-        state.apply_action(action)
-    return state
+play = functools.partial(support.play, legal=False)  # (the state's own check only)
 
 
 def turn_total(state: interpreter.State) -> int:

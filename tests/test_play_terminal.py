@@ -11,10 +11,10 @@ from rich.console import Console
 
 import interpreter
 from interpreter.agents import AgentError
-from interpreter.cli import main
 from interpreter.play import QuitMatch, TerminalMatch, card_colours, player_facing_variables, seat_agents
 from interpreter.simulate import match_seeds
 from tests.conftest import GAMES
+from tests.support import run
 
 HIGHHAND = str(GAMES / "highhand.yaml")
 HIGHJACK = str(GAMES / "highjack.yaml")
@@ -26,13 +26,6 @@ ESC = "\x1b["
 class Terminal(io.StringIO):
     def isatty(self) -> bool:
         return True
-
-
-def run(*argv: str, stdin: str = "", out: io.StringIO | None = None) -> tuple[int, str, str]:
-    out = out if out is not None else io.StringIO()
-    err = io.StringIO()
-    status = main(list(argv), out=out, err=err, stdin=io.StringIO(stdin))
-    return status, out.getvalue(), err.getvalue()
 
 
 def first_menu(path: str, players: int, seed: int, options: dict | None = None) -> list[str]:

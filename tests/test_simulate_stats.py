@@ -4,7 +4,6 @@ here from the matches themselves, played again through the public API."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import signal
@@ -19,21 +18,15 @@ import pytest
 import interpreter
 import interpreter.simulate as simulate_module
 from interpreter.agents import make_agent
-from interpreter.cli import main
 from interpreter.simulate import compare, match_seeds, simulate, summarize, winning_margin
 from interpreter.simulate_plot import RunData, figure
 from interpreter.stats import holm
 from tests.conftest import GAMES
+from tests.support import run
 
 HIGHJACK = str(GAMES / "highjack.yaml")
 TICTACTOE = str(GAMES / "tictactoe.yaml")
 GAMES_RUN, SEED = 5, 7
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = main(list(argv), out=out, err=err, stdin=io.StringIO(""))
-    return status, out.getvalue(), err.getvalue()
 
 
 @dataclass

@@ -16,7 +16,7 @@ import interpreter
 from interpreter.budget import MAX_NESTING
 from interpreter.limits import RunLimits
 from tests.conftest import GAMES
-from tests.support import inside_an_effect, play_until, played
+from tests.support import engine_mode, inside_an_effect, play_until, played
 
 TOO_DEEP = MAX_NESTING + 10  # deeper than any value the rules may keep in a state
 
@@ -393,20 +393,18 @@ def test_a_turn_that_is_one_choice_waits_without_a_frame_and_is_checked():
     _refused(game, _mutant(data, lambda d: d["stack"].pop()), "pending")
 
 
-def test_a_branch_that_is_one_choice_waits_without_a_frame_and_is_checked(monkeypatch):
+def test_a_branch_that_is_one_choice_waits_without_a_frame_and_is_checked():
     """Goofspiel's bid is an `if`'s branch made of one choice: the turn enters the choice with
     no frame for the branch (in both engines), so the turn's frame is on top while it waits,
     just past the `if`. Such a state loads; so does the shape with the branch's frame (past its
     one statement), saved before branches had none, and it plays on alike; a frame no statement
     of the turn can hold above it, or a forged decision, is refused."""
-    from interpreter import codegen
-
     shapes = []
     for mode in ("off", "on"):
-        monkeypatch.setattr(codegen, "MODE", mode)
-        game = interpreter.load_game(str(GAMES / "goofspiel.yaml"))
-        state = _play(game, 2, 1)
-        shapes.append(json.loads(state.to_json()))
+        with engine_mode(mode):
+            game = interpreter.load_game(str(GAMES / "goofspiel.yaml"))
+            state = _play(game, 2, 1)
+            shapes.append(json.loads(state.to_json()))
     assert shapes[0] == shapes[1]
     data = shapes[1]
     turn = game.codes[data["stack"][-1][0]]

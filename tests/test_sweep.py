@@ -19,7 +19,6 @@ import sys
 import pytest
 
 from interpreter import sweep as sweep_module
-from interpreter.cli import main
 from interpreter.simulate import match_seeds
 from interpreter.sweep import (
     ResultsFile,
@@ -31,14 +30,9 @@ from interpreter.sweep import (
     sweep_json,
 )
 from tests.conftest import GAMES, require
+from tests.support import run
 
 GAMES_PER_COMBINATION = 6
-
-
-def run(*argv: str, err: io.StringIO | None = None) -> tuple[int, str, str]:
-    out, err = io.StringIO(), err or io.StringIO()
-    status = main(list(argv), out=out, err=err, stdin=io.StringIO(""))
-    return status, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ count, the published schema accepts variant files, and a misspelt option name ge
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 from collections import Counter
@@ -15,10 +14,10 @@ import pytest
 import yaml
 
 import rulespec
-from interpreter.cli import main
 from interpreter.game import load_game
 from rulespec.schema import with_variant_schema
 from tests.conftest import GAMES, ROOT
+from tests.support import run
 
 NAMED_PATCHES = """\
 extends: highjack.yaml
@@ -29,12 +28,6 @@ patches:
   - {op: replace, path: /cards/list/name=Munchies/copies, value: 5}
   - {op: add, path: /cards/list/name=Bogart, value: {name: Stale Bong, type: stash, points: 20, copies: 1}}
 """
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = main(list(argv), out=out, err=err, stdin=io.StringIO(""))
-    return status, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture
