@@ -39,6 +39,9 @@ from pathlib import Path
 from typing import Any
 
 CACHE_ENV = "RULESPEC_BENCH_NUMBA_CACHE"
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.worker import random_loop  # noqa: E402
 
 
 def private_dir(path: Path) -> Path:
@@ -220,19 +223,9 @@ class TicTacToeState:
 
 
 def step_loop(games: int, seed: int) -> int:
-    """benchmarks/worker.py's driver loop over the per-step API; the actions taken."""
-    import random
-
-    rng = random.Random(seed)
-    rand = rng.random
-    actions = 0
-    for _ in range(games):
-        state = TicTacToeState()
-        while not state.is_terminal():
-            legal = state.legal_actions()
-            state.apply_action(legal[int(rand() * len(legal))])
-            actions += 1
-    return actions
+    """The per-step API driven by benchmarks/worker.py's loop (the one that drives the engine and
+    OpenSpiel); the actions taken."""
+    return random_loop(lambda _: TicTacToeState(), games, seed)
 
 
 # ---------------------------------------------------------------------- measurements
@@ -315,7 +308,7 @@ def compile_times(rounds: int) -> dict[str, Any]:
                 "import_numba_s": statistics.median(g["import_numba_s"] for g in got),
                 "cache_files": got[-1]["cache_files"]}
 
-    return {"cold": summary(cold), "cached": summary(cached), "kernels": len(KERNELS)}
+    return {"cold": summary(cold), "cached": summary(cached), "kernels": len(KERNELS), "rounds": rounds}
 
 
 def main() -> int:
@@ -324,6 +317,7 @@ def main() -> int:
     parser.add_argument("--reps", type=int, default=5, help="repetitions of each measurement (default 5)")
     parser.add_argument("--min-cpu", type=float, default=1.0, help="CPU seconds of each repetition (default 1)")
     parser.add_argument("--compile-rounds", type=int, default=3, help="cold and cached compiles (default 3)")
+    parser.add_argument("--compile-only", action="store_true", help="measure the compile times only")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--probe", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -331,13 +325,15 @@ def main() -> int:
         print(json.dumps(probe()))
         return 0
     compile_all()
-    result = {"numba": numba.__version__, "numpy": np.__version__, "batch": args.batch,
-              "compile": compile_times(args.compile_rounds), "speed": speeds(args.batch, args.reps, args.min_cpu)}
+    result: dict[str, Any] = {"numba": numba.__version__, "numpy": np.__version__, "batch": args.batch,
+                              "compile": compile_times(args.compile_rounds)}
+    if not args.compile_only:
+        result["speed"] = speeds(args.batch, args.reps, args.min_cpu)
     if args.json:
         print(json.dumps(result))
         return 0
     print(f"numba {result['numba']}, numpy {result['numpy']}, batch {args.batch}")
-    for name, got in result["speed"].items():
+    for name, got in result.get("speed", {}).items():
         print(f"{name:>7}: {got['games_per_cpu_s']:>12,.0f} games/CPU s (min {got['min']:,.0f}, max {got['max']:,.0f});"
               f" {got['games_per_wall_s']:,.0f} games/wall s; {got['us_per_action']:.3f} µs/action")
     for name in ("cold", "cached"):
