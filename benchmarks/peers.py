@@ -173,9 +173,7 @@ def setup_numba(task: dict[str, Any]) -> tuple[Play, int, dict[str, Any]]:
 
     from benchmarks import native_ttt
 
-    start = time.perf_counter()
-    native_ttt.compile_all()
-    compiled = time.perf_counter() - start
+    compiled, _ = native_ttt.compile_all()
     way = task["game"]
     batch = native_ttt.Batch(BATCH)
     rng = np.random.default_rng(1)
@@ -661,10 +659,12 @@ def report(rows: list[dict[str, Any]], env: dict[str, Any], loads: list[dict[str
             c = compile_times["compile"]
             lines.append(
                 f"numba {compile_times['numba']}: {c['kernels']} kernels, each compile in a fresh process, "
-                f"{c['rounds']} rounds: cold (empty cache) {c['cold']['compile_s']:.2f} s "
-                f"({c['cold']['min']:.2f}–{c['cold']['max']:.2f}); from the cache {c['cached']['compile_s']:.2f} s "
-                f"({c['cached']['min']:.2f}–{c['cached']['max']:.2f}); `import numba` "
-                f"{c['cold']['import_numba_s']:.2f} s on top (wall time). The cache: a folder of the user's, "
+                f"{c['rounds']} rounds, medians (wall min–max): cold (empty cache) {c['cold']['compile_s']:.2f} s "
+                f"wall ({c['cold']['min']:.2f}–{c['cold']['max']:.2f}), {c['cold']['compile_cpu_s']:.2f} s CPU; "
+                f"from the cache {c['cached']['compile_s']:.2f} s wall "
+                f"({c['cached']['min']:.2f}–{c['cached']['max']:.2f}), {c['cached']['compile_cpu_s']:.2f} s CPU; "
+                f"`import numba` on top: {c['cold']['import_numba_s']:.2f} s wall, "
+                f"{c['cold']['import_numba_cpu_s']:.2f} s CPU. The cache: a folder of the user's, "
                 "mode 0700, checked before use.")
         lines.append("")
     lines += ["## Load during the run", "", "| at | load 1 / 5 / 15 min | running tasks | CPU pressure avg60 % |",
