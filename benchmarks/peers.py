@@ -299,10 +299,12 @@ def serve(task: dict[str, Any]) -> None:
         start, cpu0 = time.perf_counter(), time.process_time()
         play, grain, info = SETUPS[task["system"]](task)
         setup_s, setup_cpu = time.perf_counter() - start, time.process_time() - cpu0
-        play(1, 0)  # warm-up: the first run after a compile (JAX also compiles its eager calls then)
-        # how many units (games, or batches) make a repetition of --min-cpu CPU seconds
+        # warm-up: the first run after a compile (JAX also compiles its eager calls then)
+        got = measure(play, 1, 0)
+        # how many units (games, or batches) make a repetition of --min-cpu CPU seconds; a unit that
+        # took twice that to warm up (a JAX batch of long games) is a repetition on its own
         units = 1
-        while True:
+        while got["cpu"] < 2 * task["min_cpu"]:
             got = measure(play, units, 1_000)
             if got["cpu"] >= min(0.2, task["min_cpu"] / 4) or units * grain >= 1 << 24:
                 break
