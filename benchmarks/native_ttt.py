@@ -16,7 +16,11 @@ Three ways of playing random matches to the end, the workloads of the issue:
   legal-action mask as a numpy array, numpy picks the actions, native code applies them (an
   RL loop's shape).
 - ``step``: one match at a time through the OpenSpiel-shaped per-step API
-  (``legal_actions`` / ``apply_action``) from the same Python loop as benchmarks/run.py.
+  (``legal_actions`` / ``apply_action``) from the same Python loop as benchmarks/run.py, each
+  method one native call: two calls an action.
+- ``step1``: the same API with one native call an action: ``apply_action`` also lists the
+  next legal actions, which ``legal_actions`` hands out (numba's dispatch costs about as much
+  as the rules of tic-tac-toe, so the number of calls decides the speed).
 
 numba's cache unpickles its index, so it lives only in a folder made here for this user
 alone (mode 0700, owned by the user, checked before use): ``~/.cache/rulespec-bench/numba``,
@@ -120,6 +124,14 @@ def _legal(board, out):
 
 
 @numba.njit(cache=True, nogil=True)
+def _apply_then_legal(board, info, action, out):
+    """``_apply``, then the legal actions into ``out``: their count, or -1 once the match is over."""
+    if _apply(board, info, action) != PLAYING:
+        return -1
+    return _legal(board, out)
+
+
+@numba.njit(cache=True, nogil=True)
 def reset(boards, infos):
     boards[:] = 0
     for i in range(infos.shape[0]):
@@ -169,7 +181,7 @@ def step(boards, infos, actions):
             _apply(boards[i], infos[i], actions[i])
 
 
-KERNELS = (_apply, _legal, reset, play_batch, masks, step)
+KERNELS = (_apply, _legal, _apply_then_legal, reset, play_batch, masks, step)
 
 
 # ---------------------------------------------------------------------- the three ways
@@ -223,10 +235,36 @@ class TicTacToeState:
         self.over = _apply(self.board, self.info, action) != PLAYING
 
 
-def step_loop(games: int, seed: int) -> int:
+class OneCallState:
+    """The per-step API with one native call an action: ``apply_action`` lists the next legal
+    actions as it applies one."""
+
+    __slots__ = ("board", "info", "count", "buffer")
+
+    def __init__(self) -> None:
+        self.board = np.zeros(9, dtype=np.int8)
+        self.info = np.array([1, 0, PLAYING, 0], dtype=np.int8)
+        self.buffer = np.arange(9, dtype=np.int64)
+        self.count = 9
+
+    def is_terminal(self) -> bool:
+        return self.count < 0
+
+    def is_chance_node(self) -> bool:
+        return False
+
+    def legal_actions(self) -> list[int]:
+        return self.buffer[: self.count].tolist()
+
+    def apply_action(self, action: int) -> None:
+        self.count = _apply_then_legal(self.board, self.info, action, self.buffer)
+
+
+def step_loop(games: int, seed: int, one_call: bool = False) -> int:
     """The per-step API driven by benchmarks/worker.py's loop (the one that drives the engine and
     OpenSpiel); the actions taken."""
-    return random_loop(lambda _: TicTacToeState(), games, seed)
+    state = OneCallState if one_call else TicTacToeState
+    return random_loop(lambda _: state(), games, seed)
 
 
 # ---------------------------------------------------------------------- measurements
@@ -239,6 +277,7 @@ def compile_all() -> tuple[float, float]:
     batch.play_native(1)
     batch.play_vector(np.random.default_rng(1))
     step_loop(1, 1)
+    step_loop(1, 1, one_call=True)
     return time.perf_counter() - start[0], time.process_time() - start[1]
 
 
@@ -265,6 +304,7 @@ def speeds(batch: int, reps: int, min_cpu: float) -> dict[str, Any]:
         "batch": lambda: (batch, native.play_native(next(seeds))),
         "vector": lambda: (batch, vector.play_vector(rng)),
         "step": lambda: (1000, step_loop(1000, next(seeds))),
+        "step1": lambda: (1000, step_loop(1000, next(seeds), one_call=True)),
     }
     for fn in ways.values():  # warm-up
         timed(fn, min_cpu / 5)

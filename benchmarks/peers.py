@@ -94,7 +94,7 @@ class Row:
 ROWS = (
     Row("tictactoe", "tic-tac-toe", "tictactoe.yaml",
         systems=(("openspiel", "tic_tac_toe"), ("pgx", "tic_tac_toe"), ("ludax", "tic_tac_toe"),
-                 ("numba", "batch"), ("numba", "vector"), ("numba", "step"))),
+                 ("numba", "batch"), ("numba", "vector"), ("numba", "step"), ("numba", "step1"))),
     Row("reversi", "Reversi", "reversi.yaml",
         systems=(("openspiel", "othello"), ("pgx", "othello"), ("ludax", "reversi"))),
     Row("hex", "hex 11x11", "hex.yaml", systems=(("openspiel", "hex"), ("pgx", "hex"), ("ludax", "hex"))),
@@ -178,8 +178,8 @@ def setup_numba(task: dict[str, Any]) -> tuple[Play, int, dict[str, Any]]:
     batch = native_ttt.Batch(BATCH)
     rng = np.random.default_rng(1)
     info = {"compile_s": compiled, "cache_dir": os.environ.get("NUMBA_CACHE_DIR")}
-    if way == "step":
-        return lambda games, seed: (games, native_ttt.step_loop(games, seed), 0), 1, info
+    if way in ("step", "step1"):
+        return lambda games, seed: (games, native_ttt.step_loop(games, seed, way == "step1"), 0), 1, info
 
     def play(units: int, seed: int) -> tuple[int, int, int]:
         actions = 0
@@ -397,7 +397,8 @@ def missing(system: str) -> str | None:
 def label_of(system: str, game: str, loop: str | None) -> str:
     if system == "numba":
         return {"batch": "numba by hand: batch in native code", "vector": "numba by hand: batch stepped from Python",
-                "step": "numba by hand: per-step API from Python"}[game]
+                "step": "numba by hand: per-step API from Python, 2 native calls an action",
+                "step1": "numba by hand: per-step API from Python, 1 native call an action"}[game]
     names = {"rulespec": "rulespec (Python engine)", "openspiel": f"OpenSpiel C++ `{game}`",
              "pgx": f"Pgx `{game}`", "ludax": f"Ludax `{game}`", "yardstick": "yardstick --impl api"}
     return names[system] + (f", loop in {loop}" if loop else "")
