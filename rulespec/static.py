@@ -8,26 +8,14 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from . import ast as A
 from .errors import SourceSpan
+from .fold import _FIELDS as _STATIC_FIELDS
+from .fold import MAX_DEPTH, MAX_INT, MAX_WORK, Defines, StaticCell, StaticEvalError, StaticSeat
 
 __all__ = ["evaluate_static", "StaticEvalError", "static_defines", "StaticCell", "StaticSeat"]
-
-MAX_DEPTH = 50  # defines inside defines
-
-
-class StaticEvalError(Exception):
-    """``definite``: wrong whatever the options (a value too large or not finite), not merely unknown yet."""
-
-    def __init__(self, message: str, span: SourceSpan | None, definite: bool = False):
-        super().__init__(message)
-        self.message = message
-        self.span = span
-        self.definite = definite
-
 
 _OPS: dict[str, Callable[[Any, Any], Any]] = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv, "%": operator.mod,
@@ -36,9 +24,6 @@ _OPS: dict[str, Callable[[Any, Any], Any]] = {
 }
 _FUNCS: dict[str, Callable[..., Any]] = {"max": max, "min": min, "abs": abs, "int": int}
 _ARITH = {"+", "-", "*", "//", "%", "/"}
-MAX_INT = 2**63 - 1  # a value known before the game starts is a 64-bit whole number or a finite number
-
-
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float))
 
@@ -52,31 +37,6 @@ def _bounded(value: Any, span: SourceSpan | None) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         raise StaticEvalError("this value is not a finite number", span, definite=True)
     return value
-
-
-Defines = Mapping[str, tuple[tuple[str, ...], Any]]  # name: (parameters, body)
-
-
-@dataclass(frozen=True)
-class StaticCell:
-    """A cell where a starting pattern is evaluated: its fields as the rules read them."""
-
-    row: int
-    col: int
-    name: str
-
-
-@dataclass(frozen=True)
-class StaticSeat:
-    """A seat where a starting pattern is evaluated (``p.seat``)."""
-
-    seat: int
-
-
-_STATIC_FIELDS: dict[type, tuple[str, ...]] = {StaticCell: ("row", "col", "name"), StaticSeat: ("seat",)}
-
-
-MAX_WORK = 100_000  # nodes evaluated by one static evaluation (defines calling defines fan out)
 
 
 def static_defines(defines: Any) -> Defines:
