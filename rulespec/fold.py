@@ -27,8 +27,9 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Final
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Final, NamedTuple
 
 from . import ast as A
 from .errors import SourceSpan
@@ -94,6 +95,7 @@ _BINARY: dict[str, Callable[[Any, Any], Any]] = {
 }
 _FUNCTIONS: dict[str, Callable[..., Any]] = {"max": max, "min": min, "abs": abs, "int": int}
 _NOT_COMPUTED = "only numbers, options and num_players can be used here"
+_NOTHING: Mapping[str, Any] = MappingProxyType({})
 
 
 def _number(value: Any) -> bool:
@@ -156,17 +158,16 @@ def linking(bound: Callable[[Any], str | None]) -> Policy:
         define_arguments=False, bound=bound, bounded=frozenset({"operator"}), max_work=None)
 
 
-@dataclass(frozen=True, slots=True)
-class FoldEnv:
+class FoldEnv(NamedTuple):
     """What a fold knows: ``options`` by name, ``num_players`` (None: not known), ``names`` (the
     values of local names: a card's attributes, a starting pattern's cell and seat), the
     ``defines`` it may expand, and the caller's ``leaf`` hook (see the module's docstring)."""
 
     policy: Policy
-    options: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, Any] = _NOTHING
     num_players: int | None = None
-    names: Mapping[str, Any] = field(default_factory=dict)
-    defines: Defines = field(default_factory=dict)
+    names: Mapping[str, Any] = _NOTHING
+    defines: Defines = _NOTHING
     leaf: Callable[[Any, Callable[[Any], Any]], Any] | None = None
 
 
@@ -179,11 +180,10 @@ class Folder:
     """One fold: the work done, how deep defines nest, the values of define calls (a define's
     value depends on its arguments only, so a ``Folder`` may be asked again)."""
 
-    __slots__ = ("env", "policy", "depth", "work", "memo")
+    __slots__ = ("policy", "options", "num_players", "defines", "hook", "depth", "work", "memo")
 
     def __init__(self, env: FoldEnv):
-        self.env = env
-        self.policy = env.policy
+        self.policy, self.options, self.num_players, _, self.defines, self.hook = env
         self.depth = 0
         self.work = 0
         self.memo: dict[tuple[Any, ...], Any] = {}
@@ -195,10 +195,10 @@ class Folder:
             if self.work > limit:
                 return self.fail(f"this takes more than {limit:,} steps to compute before the game starts",
                                  getattr(node, "span", None), definite=True)
-        case = getattr(self, "f_" + type(node).__name__, None)
+        case = _CASES.get(type(node))
         if case is None:  # not an expression (a missing one, a comprehension's inside)
             return self.fail(_NOT_COMPUTED, getattr(node, "span", None))
-        return case(node, names)
+        return case(self, node, names)
 
     def fail(self, message: str, span: SourceSpan | None, definite: bool = False) -> Any:
         """What cannot be known: UNKNOWN, or the policy's error."""
@@ -216,34 +216,34 @@ class Folder:
 
     def leaf(self, node: Any, names: Mapping[str, Any]) -> Any:
         """The caller's value of ``node``, or DEFER."""
-        hook = self.env.leaf
-        if hook is None:
-            return DEFER
-        return hook(node, lambda sub: self.fold(sub, names))
+        assert self.hook is not None
+        return self.hook(node, lambda sub: self.fold(sub, names))
 
     # ------------------------------------------------------------------ one case per node class
     def f_Const(self, node: A.Const, names: Mapping[str, Any]) -> Any:
         return self.bounded(node.value, node.span, "literal")
 
     def f_Name(self, node: A.Name, names: Mapping[str, Any]) -> Any:
-        value = self.leaf(node, names)
-        if value is not DEFER:
-            return value
-        if node.id == "num_players" and self.env.num_players is not None:
-            return self.env.num_players
+        if self.hook is not None:
+            value = self.leaf(node, names)
+            if value is not DEFER:
+                return value
+        if node.id == "num_players" and self.num_players is not None:
+            return self.num_players
         if node.id in names:
             return names[node.id]
-        if node.id in self.env.defines:
+        if node.id in self.defines:
             return self.define(node, node.id, (), names)
         return self.fail(f"'{node.id}' is not known before the game starts", node.span)
 
     def f_Attr(self, node: A.Attr, names: Mapping[str, Any]) -> Any:
-        value = self.leaf(node, names)
-        if value is not DEFER:
-            return value
+        if self.hook is not None:
+            value = self.leaf(node, names)
+            if value is not DEFER:
+                return value
         if isinstance(node.obj, A.Name) and node.obj.id == "option":
-            if node.name in self.env.options:
-                return self.env.options[node.name]
+            if node.name in self.options:
+                return self.options[node.name]
             return self.fail(f"option '{node.name}' is not known here", node.span)
         obj = self.fold(node.obj, names)
         if obj is UNKNOWN:
@@ -253,19 +253,20 @@ class Folder:
         return self.fail(f"'.{node.name}' is not known before the game starts", node.span)
 
     def f_Index(self, node: A.Index, names: Mapping[str, Any]) -> Any:
-        value = self.leaf(node, names)
+        value = DEFER if self.hook is None else self.leaf(node, names)
         return self.fail(_NOT_COMPUTED, node.span) if value is DEFER else value
 
     def f_Call(self, node: A.Call, names: Mapping[str, Any]) -> Any:
-        value = self.leaf(node, names)
-        if value is not DEFER:
-            return value
+        if self.hook is not None:
+            value = self.leaf(node, names)
+            if value is not DEFER:
+                return value
         functions = self.policy.functions
         if node.func in functions and not node.kwargs:
             counts = functions[node.func]
             if counts is None or len(node.args) in counts:
                 return self.function(node, names)
-        if node.func in self.env.defines and not node.kwargs:
+        if node.func in self.defines and not node.kwargs:
             return self.define(node, node.func, node.args, names)
         return self.fail(_NOT_COMPUTED, node.span)
 
@@ -352,7 +353,7 @@ class Folder:
 
     def define(self, node: Any, name: str, arg_nodes: tuple[Any, ...], names: Mapping[str, Any]) -> Any:
         """A define's body with its parameters bound to the arguments' values."""
-        params, body = self.env.defines[name]
+        params, body = self.defines[name]
         if params and not self.policy.define_arguments:
             return UNKNOWN
         args = []
@@ -380,3 +381,7 @@ class Folder:
         if key:
             self.memo[key] = value
         return value
+
+
+_CASES: dict[type, Callable[[Folder, Any, Mapping[str, Any]], Any]] = {
+    getattr(A, name[2:]): case for name, case in vars(Folder).items() if name.startswith("f_")}
