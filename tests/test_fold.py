@@ -2,12 +2,13 @@
 
 - Over every expression of every spec of the corpus (``tests/spec_corpus.py``: the games, the
   valid, invalid and hostile specs as far as they build), the fold with the ``STATIC`` policy
-  gives what rulespec.static evaluated (the same value, of the same type, or the same error:
-  message, position and whether it is definite), in several contexts: nothing known; each
-  player count with the default options and the spec's defines; a starting pattern's cell and
-  seat and a card's attributes. The ``DESCRIBE`` policy gives what ``PlayerDescriber.known``
+  gives what rulespec.static's own evaluator gave (the same value, of the same type, or the same
+  error: message, position and whether it is definite), in several contexts: nothing known;
+  each player count with the default options and the spec's defines; a starting pattern's cell
+  and seat and a card's attributes. The ``DESCRIBE`` policy gives what ``PlayerDescriber.known``
   did. ``tests/fold_results.json`` holds a digest of these results per spec, recorded while the
-  old evaluators and the fold agreed on every one: it guards them once the old ones are gone.
+  old evaluators and the fold agreed on every one (77,906 static results, 24,855 described), so
+  it guards them now that rulespec.static is the fold.
 - With the ``linking`` policy and a ``leaf`` hook supplying what the linker knows (written here;
   the engine will own it), the fold agrees with the interpreter's closures, node by node, for
   every spec and variant of games/ (and tests/specs/valid, the hostile specs that play): a
@@ -157,21 +158,6 @@ def same(a: Any, b: Any) -> bool:
 def test_the_corpus_is_large() -> None:
     specs = corpus()
     assert len(specs) >= 200 and sum(len(nodes) for _, _, nodes in specs) >= 20_000
-
-
-def test_the_static_policy_evaluates_as_rulespec_static_did() -> None:
-    from rulespec.static import evaluate_static
-
-    compared = 0
-    for path, model, nodes in corpus():
-        for options, players, names, defines in static_contexts(model):
-            env = FoldEnv(STATIC, options, players, names, defines)
-            for node in nodes:
-                old = outcome(lambda: evaluate_static(node, options, players, names, defines))
-                new = outcome(lambda: fold(node, env))
-                assert same(old, new), f"{path}:{node_text(node)}: {old} != {new}"
-                compared += 1
-    assert compared > 70_000
 
 
 def test_the_describe_policy_knows_what_player_describer_knew() -> None:
