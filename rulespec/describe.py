@@ -23,6 +23,7 @@ from typing import Any
 from . import ast as A
 from . import types as T
 from .compiler import GameDef
+from .fold import DESCRIBE, UNKNOWN, FoldEnv, fold
 from .model import ActionRef, CardEntry, PhaseDef, SpecModel
 from .zones import SHARED, kind_of
 
@@ -910,12 +911,9 @@ def _cell(text: str) -> str:
 
 # ====================================================================== the players' view
 
-_UNKNOWN = object()  # an expression whose value is not known before play
 _LONG_TERM = 140  # a definition rendered longer than this is named, and explained under Terms
 _SHORT_PROCEDURE = 3  # lines: a procedure this short is written out wherever it is called
 _EXAMPLE_CARDS = 500  # cards looked at for an example name
-_FOLD = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
-         "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
 
 
 class PlayerDescriber(Describer):
@@ -932,6 +930,8 @@ class PlayerDescriber(Describer):
 
     def __init__(self, gamedef: GameDef):
         super().__init__(gamedef)
+        # what is decided before play: the options at their defaults (an `auto` one is not known)
+        self.defaults = FoldEnv(DESCRIBE, {o.name: o.default for o in self.model.options if o.auto is None})
         self.you = False  # the current player reads "you" (in a turn, an action, a card's effect)
         self.aliases: list[dict[str, str]] = []  # a parameter's argument, in a procedure written out
         self.inlining: list[str] = []  # the procedures and definitions being written out
@@ -955,39 +955,12 @@ class PlayerDescriber(Describer):
         return counts
 
     def known(self, node: Any) -> Any:
-        """The value of an expression of constants and options at their defaults, or _UNKNOWN."""
-        if isinstance(node, A.Const):
-            return node.value
-        if isinstance(node, A.Attr) and isinstance(node.obj, A.Name) and node.obj.id == "option":
-            option = self.options.get(node.name)
-            return option.default if option is not None and option.auto is None else _UNKNOWN
-        if isinstance(node, A.Unary) and node.op == "not":
-            value = self.known(node.operand)
-            return _UNKNOWN if value is _UNKNOWN else not value
-        if isinstance(node, A.BinOp) and node.op in ("and", "or"):
-            return self.known_logic(node)
-        if isinstance(node, A.BinOp) and node.op in _FOLD:
-            left, right = self.known(node.left), self.known(node.right)
-            if left is _UNKNOWN or right is _UNKNOWN:
-                return _UNKNOWN
-            try:
-                return _FOLD[node.op](left, right)
-            except TypeError:
-                return _UNKNOWN
-        return _UNKNOWN
-
-    def known_logic(self, node: A.BinOp) -> Any:
-        left, right = self.known(node.left), self.known(node.right)
-        decisive = node.op == "or"  # the value that decides `or` (True) or `and` (False)
-        if any(v is not _UNKNOWN and bool(v) == decisive for v in (left, right)):
-            return decisive
-        if left is _UNKNOWN or right is _UNKNOWN:
-            return _UNKNOWN
-        return not decisive
+        """The value of an expression of constants and options at their defaults, or UNKNOWN."""
+        return fold(node, self.defaults)
 
     def possible(self, conditions: Iterable[Any]) -> list[Any]:
         """The conditions that can hold with the default options."""
-        return [c for c in conditions if self.known(c) is _UNKNOWN or self.known(c)]
+        return [c for c in conditions if self.known(c) is UNKNOWN or self.known(c)]
 
     # ------------------------------------------------------------------ the document
     def document(self) -> str:
@@ -1226,12 +1199,12 @@ class PlayerDescriber(Describer):
     def e_BinOp(self, node: A.BinOp, parent: int) -> str:
         if node.op in ("and", "or"):
             value = self.known(node)
-            if value is not _UNKNOWN:
+            if value is not UNKNOWN:
                 return "true" if value else "false"
             keep = not (node.op == "or")  # the value of a side that leaves only the other
-            if self.known(node.left) is not _UNKNOWN and bool(self.known(node.left)) == keep:
+            if self.known(node.left) is not UNKNOWN and bool(self.known(node.left)) == keep:
                 return self.expr(node.right, parent)
-            if self.known(node.right) is not _UNKNOWN and bool(self.known(node.right)) == keep:
+            if self.known(node.right) is not UNKNOWN and bool(self.known(node.right)) == keep:
                 return self.expr(node.left, parent)
         if node.op == "==" and _is_const(node.right, 1) and isinstance(node.left, A.Call) and \
                 node.left.func == "count" and node.left.args and isinstance(node.left.args[0], A.Agg):
@@ -1245,7 +1218,7 @@ class PlayerDescriber(Describer):
 
     def e_Cond(self, node: A.Cond, parent: int) -> str:
         value = self.known(node.test)
-        if value is not _UNKNOWN:
+        if value is not UNKNOWN:
             return self.expr(node.body if value else node.orelse, parent)
         return super().e_Cond(node, parent)
 
@@ -1275,7 +1248,7 @@ class PlayerDescriber(Describer):
             if self.local:
                 self.local[-1].add(b.var)
             text = f"{b.var} in {self.expr(b.iter)}"
-            conjuncts = [c for c in _conjuncts(b.cond) if self.known(c) is _UNKNOWN or not self.known(c)]
+            conjuncts = [c for c in _conjuncts(b.cond) if self.known(c) is UNKNOWN or not self.known(c)]
             positive = [c for c in conjuncts if not (isinstance(c, A.Unary) and c.op == "not")]
             if positive:
                 text += " where " + " and ".join(self.expr(c, 2) for c in positive)
@@ -1291,7 +1264,7 @@ class PlayerDescriber(Describer):
 
     def s_If(self, s: A.If, indent: str) -> list[str]:
         value = self.known(s.cond)
-        if value is not _UNKNOWN:
+        if value is not UNKNOWN:
             return self.block(s.then if value else s.orelse, indent)
         then = self.block(s.then, indent + "  ")
         orelse = self.block(s.orelse, indent + "  ")
@@ -1360,7 +1333,7 @@ class PlayerDescriber(Describer):
         parts = []
         if alt.bindings is not None:
             parts.append(self.bindings(alt.bindings))
-        if alt.cond is not None and self.known(alt.cond) is _UNKNOWN:
+        if alt.cond is not None and self.known(alt.cond) is UNKNOWN:
             parts.append(f"(only when {self.expr(alt.cond)})")
         text = " ".join(parts)
         if alt.label is not None:
