@@ -9,10 +9,10 @@ meet in the invalid corpus.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from interpreter.state_check import _roots
 from rulespec import ast as A
 from rulespec.errors import Diagnostics, SpecError
 from rulespec.model import SpecModel, build_model
@@ -53,7 +53,8 @@ def built_model(path: Path) -> SpecModel | None:
 
 
 def expression_nodes(model: SpecModel) -> list[Any]:
-    """Every expression node the model holds (inside its rules too), each once, in a fixed order."""
+    """Every expression node the model holds (inside its rules too), each once, in a fixed order
+    (the walk a saved state's check makes of the model)."""
     out: list[Any] = []
     seen: set[int] = set()
     for root in _roots(model):
@@ -63,23 +64,3 @@ def expression_nodes(model: SpecModel) -> list[Any]:
                 out.append(node)
     return out
 
-
-def _roots(model: Any) -> Iterator[Any]:
-    """The AST nodes held by the model's sections (plain dataclasses, lists, tuples and dicts)."""
-    seen: set[int] = set()
-    todo = [model]
-    while todo:
-        item = todo.pop()
-        if id(item) in seen:
-            continue
-        seen.add(id(item))
-        if isinstance(item, A.Node):
-            yield item
-        elif isinstance(item, (list, tuple)):
-            todo.extend(reversed(item))
-        elif isinstance(item, dict):
-            todo.extend(reversed(list(item.values())))
-        else:
-            fields = getattr(item, "__dataclass_fields__", None)
-            if fields is not None:
-                todo.extend(reversed([getattr(item, f, None) for f in fields]))

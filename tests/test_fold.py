@@ -117,8 +117,9 @@ def describe_env(model: SpecModel) -> FoldEnv:
 
 
 def digest(lines: Iterator[str]) -> str:
+    """Of the lines in any order (each names its node's place and class)."""
     h = hashlib.sha256()
-    for line in lines:
+    for line in sorted(lines):
         h.update(line.encode("utf-8", "surrogatepass") + b"\n")
     return h.hexdigest()[:20]
 
