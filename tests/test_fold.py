@@ -6,9 +6,9 @@
   error: message, position and whether it is definite), in several contexts: nothing known;
   each player count with the default options and the spec's defines; a starting pattern's cell
   and seat and a card's attributes. The ``DESCRIBE`` policy gives what ``PlayerDescriber.known``
-  did with its own walk. ``tests/fold_results.json`` holds a digest of these results per spec, recorded while the
-  old evaluators and the fold agreed on every one (77,906 static results, 24,855 described), so
-  it guards them now that rulespec.static is the fold.
+  did with its own walk. ``tests/fold_results.json`` holds a digest of these results per spec,
+  recorded while the old evaluators and the fold agreed on every one (77,906 static results,
+  24,855 described), so it guards them now that both are the fold.
 - With the ``linking`` policy and a ``leaf`` hook supplying what the linker knows (written here;
   the engine will own it), the fold agrees with the interpreter's closures, node by node, for
   every spec and variant of games/ (and tests/specs/valid, the hostile specs that play): a
@@ -35,6 +35,7 @@ from interpreter.errors import RuleError
 from interpreter.expressions import const_value, is_const
 from rulespec import ast as A
 from rulespec.check import default_options
+from rulespec.describe.players import default_options_env
 from rulespec.errors import SourceSpan
 from rulespec.fold import (
     DEFER,
@@ -111,11 +112,6 @@ def static_results(model: SpecModel, nodes: list[Any]) -> Iterator[tuple[Any, tu
             yield node, outcome(lambda: fold(node, env))
 
 
-def describe_env(model: SpecModel) -> FoldEnv:
-    """What ``rulespec describe --for players`` folds with: every option at its default."""
-    return FoldEnv(DESCRIBE, {o.name: o.default for o in model.options if o.auto is None})
-
-
 def digest(lines: Iterator[str]) -> str:
     """Of the lines in any order (each names its node's place and class)."""
     h = hashlib.sha256()
@@ -132,7 +128,7 @@ def record() -> dict[str, dict[str, Any]]:
     """The digests of the fold's results over the corpus (``python -m tests.test_fold --record``)."""
     out = {}
     for path, model, nodes in corpus():
-        env = describe_env(model)
+        env = default_options_env(model)
         static = [f"{node_text(n)} {shown(r)}" for n, r in static_results(model, nodes)]
         out[path] = {"expressions": len(nodes), "static results": len(static),
                      "static": digest(iter(static)),
@@ -238,6 +234,29 @@ def test_a_leaf_hook_supplies_names_and_may_defer() -> None:
 
 
 # ---------------------------------------------------------------------- the linker's folding
+#
+# What the closures fold (interpreter/expressions.py `c_*`, builtins.py `b_*`), and so what the
+# linking policy with `link_leaf` folds; the tests below find no node where the two differ:
+#
+# - literals; the names of zones, rankings, `players`, `cards`, `cells`, `num_players`; `option.X`;
+#   a card's attribute or name, a seat's `seat` or `name`, a cell's `row`, `col` or `name`, a
+#   piece's starting cell, of a known card, seat, cell or piece; `table[key]` with a known key the
+#   table has; `family(k)` with k known; `player(k)` with k a seat; `cell('a1')`;
+# - an operator of two known values, unless Python fails on them (`1 // 0` stays a run-time error)
+#   or the result is too large to keep (a text or list longer than budget.SMALL, a number past
+#   RunLimits: the linking policy's `bound`); `max`/`min` of two known values (`max(0, none)` is
+#   not folded: it fails when it runs);
+# - `and`/`or` decided by a known left side (else, with the left side true for `and`, the right
+#   side's own value); `not` of a known value; `-x` of a known int or float only (`-none` and
+#   `-true` fail when they run); `a if c else b` with c known: the chosen side, known or not;
+# - a define without parameters whose body is known (with parameters: never).
+#
+# Never folded: list literals and `range(...)` (a fresh list each time), comprehensions and
+# aggregates, `in`/`notin`, the state's names (`current`, `dealer`, `round`, `turn`), variables,
+# locals and the other built-ins. The errors the closures raise while they are made (`cannot
+# resolve name`, `unknown aggregate`, `slides(dirs=...) must be a constant`, `the first argument
+# must name a ranking`, `chance()/random() only in let`, `unknown function`) are not the fold's
+# business: the code that compiles the node keeps them, in the same order.
 
 
 def link_env(L: Any) -> FoldEnv:

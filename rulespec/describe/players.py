@@ -11,7 +11,7 @@ from .. import ast as A
 from .. import types as T
 from ..compiler import GameDef
 from ..fold import DESCRIBE, UNKNOWN, FoldEnv, fold
-from ..model import ActionRef, CardEntry
+from ..model import ActionRef, CardEntry, SpecModel
 from ..zones import SHARED, kind_of
 from .designers import Describer
 from .text import (
@@ -27,11 +27,17 @@ from .text import (
     words,
 )
 
-__all__ = ["PlayerDescriber"]
+__all__ = ["PlayerDescriber", "default_options_env"]
 
 _LONG_TERM = 140  # a definition rendered longer than this is named, and explained under Terms
 _SHORT_PROCEDURE = 3  # lines: a procedure this short is written out wherever it is called
 _EXAMPLE_CARDS = 500  # cards looked at for an example name
+
+
+def default_options_env(model: SpecModel) -> FoldEnv:
+    """What the players' rules take as decided before play: the options at their defaults (an
+    `auto` one is not known), folded by the ``DESCRIBE`` policy."""
+    return FoldEnv(DESCRIBE, {o.name: o.default for o in model.options if o.auto is None})
 
 
 class PlayerDescriber(Describer):
@@ -48,8 +54,7 @@ class PlayerDescriber(Describer):
 
     def __init__(self, gamedef: GameDef):
         super().__init__(gamedef)
-        # what is decided before play: the options at their defaults (an `auto` one is not known)
-        self.defaults = FoldEnv(DESCRIBE, {o.name: o.default for o in self.model.options if o.auto is None})
+        self.defaults = default_options_env(self.model)
         self.you = False  # the current player reads "you" (in a turn, an action, a card's effect)
         self.aliases: list[dict[str, str]] = []  # a parameter's argument, in a procedure written out
         self.inlining: list[str] = []  # the procedures and definitions being written out
