@@ -151,10 +151,10 @@ def _int_or_float(value: Any) -> bool:
 def linking(bound: Callable[[Any], str | None]) -> Policy:
     """The interpreter's folding while it links, with ``bound``: why a value an operator made is
     too large to fold (the run's size limits; it then fails, if ever, when it runs)."""
+    two = frozenset({2})  # (`max(xs)` of a list, known or not, is left to run, as its closure is)
     return Policy(
         "link", raises=False, either_side=False, logic_bool=False, operators=_ARITH | _COMPARE,
-        numbers_only=False, negates=_int_or_float, conditionals=True, functions={"max": frozenset({2}),
-                                                                                "min": frozenset({2})},
+        numbers_only=False, negates=_int_or_float, conditionals=True, functions={"max": two, "min": two},
         define_arguments=False, bound=bound, bounded=frozenset({"operator"}), max_work=None)
 
 
@@ -177,8 +177,9 @@ def fold(node: Any, env: FoldEnv) -> Any:
 
 
 class Folder:
-    """One fold: the work done, how deep defines nest, the values of define calls (a define's
-    value depends on its arguments only, so a ``Folder`` may be asked again)."""
+    """One fold: the work done, how deep defines nest, the values of define calls. A define's
+    value depends on its arguments only, so a ``Folder`` may fold one node after another (the
+    linker's: every node of a game); its work counts from its start."""
 
     __slots__ = ("policy", "options", "num_players", "defines", "hook", "depth", "work", "memo")
 
