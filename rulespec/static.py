@@ -1,82 +1,19 @@
 """Evaluate the few expressions that must be known before a game starts (option defaults,
 copies, decks, pieces per player, limits, board sizes, action ranges): only constants,
 `num_players`, `option.NAME` and, where the caller passes them, the spec's defines made of
-those (`size: option.rows * option.cols`, `cells_of(n): n * n`)."""
+those (`size: option.rows * option.cols`, `cells_of(n): n * n`). The one constant folder
+(``rulespec.fold``) with its ``STATIC`` policy does it; what it cannot know is a
+``StaticEvalError`` in the user's words."""
 
 from __future__ import annotations
 
-import math
-import operator
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
 from . import ast as A
-from .errors import SourceSpan
+from .fold import MAX_INT, STATIC, Defines, FoldEnv, StaticCell, StaticEvalError, StaticSeat, fold
 
-__all__ = ["evaluate_static", "StaticEvalError", "static_defines", "StaticCell", "StaticSeat"]
-
-MAX_DEPTH = 50  # defines inside defines
-
-
-class StaticEvalError(Exception):
-    """``definite``: wrong whatever the options (a value too large or not finite), not merely unknown yet."""
-
-    def __init__(self, message: str, span: SourceSpan | None, definite: bool = False):
-        super().__init__(message)
-        self.message = message
-        self.span = span
-        self.definite = definite
-
-
-_OPS: dict[str, Callable[[Any, Any], Any]] = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv, "%": operator.mod,
-    "/": operator.truediv, "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
-    ">": operator.gt, ">=": operator.ge,
-}
-_FUNCS: dict[str, Callable[..., Any]] = {"max": max, "min": min, "abs": abs, "int": int}
-_ARITH = {"+", "-", "*", "//", "%", "/"}
-MAX_INT = 2**63 - 1  # a value known before the game starts is a 64-bit whole number or a finite number
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float))
-
-
-def _bounded(value: Any, span: SourceSpan | None) -> Any:
-    """``value``, unless it is a number too large to be a count, or not finite."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int) and not -MAX_INT - 1 <= value <= MAX_INT:
-        raise StaticEvalError(f"this value is too large (the limit is {MAX_INT})", span, definite=True)
-    if isinstance(value, float) and not math.isfinite(value):
-        raise StaticEvalError("this value is not a finite number", span, definite=True)
-    return value
-
-
-Defines = Mapping[str, tuple[tuple[str, ...], Any]]  # name: (parameters, body)
-
-
-@dataclass(frozen=True)
-class StaticCell:
-    """A cell where a starting pattern is evaluated: its fields as the rules read them."""
-
-    row: int
-    col: int
-    name: str
-
-
-@dataclass(frozen=True)
-class StaticSeat:
-    """A seat where a starting pattern is evaluated (``p.seat``)."""
-
-    seat: int
-
-
-_STATIC_FIELDS: dict[type, tuple[str, ...]] = {StaticCell: ("row", "col", "name"), StaticSeat: ("seat",)}
-
-
-MAX_WORK = 100_000  # nodes evaluated by one static evaluation (defines calling defines fan out)
+__all__ = ["evaluate_static", "StaticEvalError", "static_defines", "StaticCell", "StaticSeat", "MAX_INT", "Defines"]
 
 
 def static_defines(defines: Any) -> Defines:
@@ -106,112 +43,8 @@ def static_defines(defines: Any) -> Defines:
     return {name: found[name] for name in done}
 
 
-class _Run:
-    """One static evaluation: how deep defines nest, the work done, the values of define calls."""
-
-    __slots__ = ("depth", "work", "memo")
-
-    def __init__(self) -> None:
-        self.depth = 0
-        self.work = 0
-        self.memo: dict[tuple[Any, ...], Any] = {}
-
-
 def evaluate_static(node: Any, options: Mapping[str, Any], num_players: int | None,
                     names: Mapping[str, Any] | None = None, defines: Defines | None = None) -> Any:
     """The value of ``node``; ``names`` are extra known values (a card's own attributes);
     ``defines`` the spec's defines it may use."""
-    return _evaluate(node, options, num_players, names or {}, defines or {}, _Run())
-
-
-def _define(node: Any, options: Mapping[str, Any], num_players: int | None, names: Mapping[str, Any],
-            defines: Defines, run: _Run, args: list[Any]) -> Any:
-    name = node.id if isinstance(node, A.Name) else node.func
-    params, body = defines[name]
-    if len(params) != len(args):
-        raise StaticEvalError(f"'{name}' takes {len(params)} values", node.span)
-    try:
-        key: tuple[Any, ...] = (name, *args)
-        hash(key)
-    except TypeError:
-        key = ()
-    if key and key in run.memo:
-        return run.memo[key]
-    if run.depth >= MAX_DEPTH:
-        raise StaticEvalError(f"defines nest more than {MAX_DEPTH} deep here", node.span, definite=True)
-    run.depth += 1
-    try:
-        value = _evaluate(body, options, num_players, dict(zip(params, args)), defines, run)
-    finally:
-        run.depth -= 1
-    if key:
-        run.memo[key] = value
-    return value
-
-
-def _evaluate(node: Any, options: Mapping[str, Any], num_players: int | None, names: Mapping[str, Any],
-              defines: Defines, run: _Run) -> Any:
-    run.work += 1
-    if run.work > MAX_WORK:
-        raise StaticEvalError(f"this takes more than {MAX_WORK:,} steps to compute before the game starts",
-                              getattr(node, "span", None), definite=True)
-
-    def ev(sub: Any) -> Any:
-        return _evaluate(sub, options, num_players, names, defines, run)
-
-    if isinstance(node, A.Const):
-        return _bounded(node.value, node.span)
-    if isinstance(node, A.Name):
-        if node.id == "num_players" and num_players is not None:
-            return num_players
-        if node.id in names:
-            return names[node.id]
-        if node.id in defines:
-            return _define(node, options, num_players, names, defines, run, [])
-        raise StaticEvalError(f"'{node.id}' is not known before the game starts", node.span)
-    if isinstance(node, A.Attr) and not (isinstance(node.obj, A.Name) and node.obj.id == "option"):
-        obj = ev(node.obj)
-        if node.name in _STATIC_FIELDS.get(type(obj), ()):
-            return getattr(obj, node.name)
-        raise StaticEvalError(f"'.{node.name}' is not known before the game starts", node.span)
-    if isinstance(node, A.Attr) and isinstance(node.obj, A.Name) and node.obj.id == "option":
-        if node.name in options:
-            return options[node.name]
-        raise StaticEvalError(f"option '{node.name}' is not known here", node.span)
-    if isinstance(node, A.BinOp):
-        if node.op in ("and", "or"):
-            left = bool(ev(node.left))
-            if (node.op == "and") != left:
-                return left
-            return bool(ev(node.right))
-        left = ev(node.left)
-        right = ev(node.right)
-        if node.op in _ARITH and not (_number(left) and _number(right)) \
-                and not (node.op == "+" and isinstance(left, str) and isinstance(right, str)):
-            # never text * n or text % x: only numbers are computed (and text joined)
-            raise StaticEvalError(f"cannot compute '{node.op}' of these values before the game starts", node.span)
-        try:
-            return _bounded(_OPS[node.op](left, right), node.span)
-        except (KeyError, TypeError, ZeroDivisionError, ValueError, OverflowError) as exc:
-            raise StaticEvalError(f"cannot compute this before the game starts ({exc})", node.span) from None
-    if isinstance(node, A.Unary):
-        value = ev(node.operand)
-        if node.op == "not":
-            return not value
-        if not _number(value):
-            raise StaticEvalError("cannot negate this value", node.span)
-        return _bounded(-value, node.span)
-    if isinstance(node, A.Cond):
-        test = ev(node.test)
-        return ev(node.body if test else node.orelse)
-    if isinstance(node, A.Call) and node.func in _FUNCS and not node.kwargs:
-        args = [ev(a) for a in node.args]
-        if node.func in ("int", "abs") and not all(_number(a) for a in args):
-            raise StaticEvalError(f"{node.func}(...) needs a number here", node.span)
-        try:
-            return _bounded(_FUNCS[node.func](*args), node.span)
-        except (TypeError, ValueError, OverflowError) as exc:
-            raise StaticEvalError(f"cannot compute {node.func}(...) ({exc})", node.span) from None
-    if isinstance(node, A.Call) and node.func in defines and not node.kwargs:
-        return _define(node, options, num_players, names, defines, run, [ev(a) for a in node.args])
-    raise StaticEvalError("only numbers, options and num_players can be used here", getattr(node, "span", None))
+    return fold(node, FoldEnv(STATIC, options, num_players, names or {}, defines or {}))

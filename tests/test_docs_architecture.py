@@ -4,6 +4,7 @@ every module it names exists, and what it says about generated code holds."""
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,30 @@ def test_every_module_in_the_map_exists(package):
     rows = [line.split("|")[1] for line in _map_of(package).splitlines() if line.startswith("| `")]
     named = {name for cell in rows for name in re.findall(r"`(\w+\.py)`", cell)}  # (the first column)
     assert len(named) > 10 and sorted(named - _modules(package)) == []
+
+
+def _subpackage_modules(package: str) -> set[str]:
+    """The modules of ``package``'s sub-packages, as ``sub/name.py``."""
+    return {p.relative_to(ROOT / package).as_posix() for p in (ROOT / package).glob("*/*.py")
+            if not p.name.startswith("__")}
+
+
+def test_the_subpackages_of_rulespec_are_in_the_map():
+    """Each module of a sub-package of rulespec (``rulespec/check/``, ``rulespec/describe/``) is named
+    (``check/info.py``)."""
+    table = _map_of("rulespec")
+    modules = _subpackage_modules("rulespec")
+    assert len(modules) >= 10 and sorted(m for m in modules if f"`{m}`" not in table) == []
+    named = {n for n in re.findall(r"`(\w+)/(\w+\.py)`", table) if (ROOT / "rulespec" / n[0]).is_dir()}
+    assert sorted(f"{sub}/{name}" for sub, name in named if f"{sub}/{name}" not in modules) == []
+
+
+def test_every_package_is_shipped():
+    """pyproject.toml lists the packages one by one: a new sub-package must be added there."""
+    packages = {".".join(p.parent.relative_to(ROOT).parts) for name in ("rulespec", "interpreter")
+                for p in (ROOT / name).rglob("__init__.py")}
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    assert sorted(packages ^ listed) == []
 
 
 def test_every_module_named_exists():

@@ -10,6 +10,8 @@ The passes and how each dispatches on a node's class:
 - check: ``Checker.expr_<Class>`` / ``Checker.stmt_<Class>`` (``getattr`` by class name);
 - describe: ``Describer.e_<Class>`` / ``Describer.s_<Class>`` (a missing case would print the
   class name or ``str(node)`` silently, so only this test notices);
+- fold: ``rulespec.fold.Folder.f_<Class>`` for expressions (a missing case would fold the class
+  as unknown silently);
 - run time: ``expressions._COMPILERS`` and ``effects._STATEMENTS`` (tables by class name), and
   for statements that can wait, ``flow.compile_waiting`` (an ``if kind == ...`` chain, read from
   its source here); a statement that never waits is listed in ``NEVER_WAITS`` with the reason;
@@ -37,7 +39,8 @@ import pytest
 from interpreter import codegen, codegen_blocks, effects, expressions, flow, state_check
 from rulespec import ast as A
 from rulespec.check import Checker
-from rulespec.describe import Describer
+from rulespec.describe import Describer, RuleDescriber
+from rulespec.fold import Folder
 
 # Node classes that no pass dispatches on: each is a part of other nodes, handled inside their cases.
 EXEMPT: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -117,6 +120,7 @@ WAITING = _string_cases(flow.compile_waiting, "kind")
 PASSES: list[tuple[str, str, Any]] = [
     ("check: Checker.expr_<Class>", "expression", lambda name: hasattr(Checker, "expr_" + name)),
     ("describe: Describer.e_<Class>", "expression", lambda name: hasattr(Describer, "e_" + name)),
+    ("fold: Folder.f_<Class>", "expression", lambda name: hasattr(Folder, "f_" + name)),
     ("run time: expressions._COMPILERS", "expression", lambda name: name in expressions._COMPILERS),
     ("check: Checker.stmt_<Class>", "statement", lambda name: hasattr(Checker, "stmt_" + name)),
     ("describe: Describer.s_<Class>", "statement", lambda name: hasattr(Describer, "s_" + name)),
@@ -183,6 +187,7 @@ def test_no_pass_has_a_case_for_a_class_that_is_gone() -> None:
         "Checker.stmt_": ({n[5:] for n in dir(Checker) if n.startswith("stmt_")}, statement_names),
         "Describer.e_": ({n[2:] for n in dir(Describer) if n.startswith("e_")}, expression_names),
         "Describer.s_": ({n[2:] for n in dir(Describer) if n.startswith("s_")}, statement_names),
+        "Folder.f_": ({n[2:] for n in dir(Folder) if n.startswith("f_")}, expression_names),
         "expressions._COMPILERS": (set(expressions._COMPILERS), expression_names),
         "effects._STATEMENTS": (set(effects._STATEMENTS), statement_names),
         "flow.compile_waiting": (WAITING, statement_names),
@@ -258,15 +263,17 @@ def test_a_node_class_added_without_cases_fails(tmp_path: Path, monkeypatch: pyt
         assert f"{pass_name} has no case for {section} {fake}" in missing
         if real:
             assert f"{pass_name} has no case for {section} {real}" in missing
-    assert len(missing) == 3 * 2 + 5  # Fresh and TextTemplate in 3 passes, Novel in 5; nothing else
+    assert len(missing) == 4 * 2 + 5  # Fresh and TextTemplate in 4 passes, Novel in 5; nothing else
     assert stale_exemptions(module) == [f"EXEMPT names Template, which is not a node class of {module.__name__}"]
 
 
 def test_a_case_removed_from_a_pass_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delitem(expressions._COMPILERS, "Cond")
-    monkeypatch.delattr(Describer, "s_Pass")
+    monkeypatch.delattr(RuleDescriber, "s_Pass")  # (where Describer's statement cases are)
     monkeypatch.delattr(Checker, "stmt_Skip")
+    monkeypatch.delattr(Folder, "f_Agg")
     assert missing_cases(EXPRESSIONS, STATEMENTS) == [
+        "fold: Folder.f_<Class> has no case for expression Agg",
         "run time: expressions._COMPILERS has no case for expression Cond",
         "check: Checker.stmt_<Class> has no case for statement Skip",
         "describe: Describer.s_<Class> has no case for statement Pass",
