@@ -99,9 +99,9 @@ def _played_note(gamedef: Any, matches: int) -> str:
 def _play_variants(path: str, gamedef: Any, matches: int, err: TextIO) -> int:
     """--play N: random matches of every listed variant, invariants checked after every action.
     Prints each variant's first failing match and how to replay it; returns how many failed."""
-    from .errors import InterpreterError
-    from .game import Game
-    from .simulate import play_case
+    from ..errors import InterpreterError
+    from ..game import Game
+    from ..simulate import play_case
 
     failed = 0
     for name, players, options in _variant_cases(gamedef):
@@ -166,7 +166,7 @@ def _players(text: str) -> int:
 
 
 def _games(text: str) -> int:
-    from .simulate import MAX_GAMES
+    from ..simulate import MAX_GAMES
 
     return _whole(text, "the number of games", 1, MAX_GAMES)
 
@@ -177,7 +177,7 @@ def _jobs(text: str) -> int:
 
 def _worker_count(jobs: int) -> int:
     """--jobs J as worker processes: 0 means every core, and never more than the cores."""
-    from .simulate import max_jobs
+    from ..simulate import max_jobs
 
     return min(jobs, max_jobs()) if jobs > 0 else max_jobs()
 
@@ -414,7 +414,7 @@ def _check_output(path: str | None, flag: str) -> None:
 
 
 def _load(path: str, players: int | None, options: dict[str, Any], root: str | None = None) -> Any:
-    from .game import load_game
+    from ..game import load_game
 
     return load_game(_check_file(path), players=players, options=options, root=root)
 
@@ -465,8 +465,8 @@ def _console(stream: TextIO, no_color: bool = False) -> Any:
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
-    from .play import HUMAN, QuitMatch, play_match, seat_agents
-    from .simulate import match_seeds
+    from ..play import HUMAN, QuitMatch, play_match, seat_agents
+    from ..simulate import match_seeds
 
     root = _root(args)
     if args.resume:
@@ -475,7 +475,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) 
     game = _load(args.file, args.players, parse_options(args.option), root)
     n = game.num_players
     agents, filled = seat_agents(_agents(args.agents), n)
-    from .agents import make_agent
+    from ..agents import make_agent
 
     for p, spec in enumerate(agents):
         if spec.lower() != HUMAN:
@@ -493,9 +493,9 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) 
 
 
 def _resume(args: argparse.Namespace, out: TextIO, stdin: TextIO, root: str | None) -> int:
-    from .play import QuitMatch, resume_match
-    from .replay import check_logged_game, iter_log, load_logged_game, log_spec_path
-    from .simulate import expand_agents
+    from ..play import QuitMatch, resume_match
+    from ..replay import check_logged_game, iter_log, load_logged_game, log_spec_path
+    from ..simulate import expand_agents
 
     path = args.resume
     if not os.path.isfile(path):
@@ -564,7 +564,7 @@ def _stopped(console: Any, log: str | None, spec: str | None = None, root: str |
         if root is not None:
             hint += f" --root {root}"
         elif spec is not None:
-            from .replay import LoggedMatch, log_spec_path, spec_relative_to
+            from ..replay import LoggedMatch, log_spec_path, spec_relative_to
 
             probe = LoggedMatch({"spec": spec_relative_to(log, spec)}, path=log)
             try:
@@ -581,8 +581,8 @@ def _stopped(console: Any, log: str | None, spec: str | None = None, root: str |
 
 
 def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
-    from .ladder import ladder_report, print_report
-    from .simulate import (
+    from ..ladder import ladder_report, print_report
+    from ..simulate import (
         compare,
         plot,
         print_comparison,
@@ -603,8 +603,8 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Text
     runs = [(_check_file(args.file), options)]
     if args.compare or args.compare_option:
         runs.append((_check_file(args.compare or args.file), {**options, **parse_options(args.compare_option)}))
-    from .agents import make_agent
-    from .simulate import expand_agents
+    from ..agents import make_agent
+    from ..simulate import expand_agents
 
     games = []
     for path, run_options in runs:  # invalid specs, options and agents fail before any match
@@ -660,7 +660,7 @@ def _check_plotting() -> None:
 
 def _run_simulation(args: argparse.Namespace, path: str, options: dict[str, Any], agents: list[str], jobs: int,
                     err: TextIO, root: str | None) -> Any:
-    from .simulate import simulate
+    from ..simulate import simulate
 
     keep = bool(args.log)
     if args.no_progress:
@@ -715,8 +715,8 @@ def _write(path: str, text: str) -> None:
 
 
 def _write_logs(path: str, results: list[Any], base_seed: int, root: str | None) -> None:
-    from .game import load_game
-    from .replay import LogWriter, match_header
+    from ..game import load_game
+    from ..replay import LogWriter, match_header
 
     try:
         with LogWriter(path) as writer:
@@ -744,7 +744,7 @@ def _player_counts(text: str) -> list[int]:
 
 
 def _chunk_size(text: str) -> int:
-    from .sweep import MAX_CHUNK
+    from ..sweep import MAX_CHUNK
 
     return _whole(text, "the chunk size", 1, MAX_CHUNK)
 
@@ -814,7 +814,7 @@ def parse_grid(items: Sequence[str]) -> list[tuple[str, list[Any]]]:
 
 
 def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
-    from .sweep import SweepError
+    from ..sweep import SweepError
 
     try:
         return _sweep(args, out, err)
@@ -823,7 +823,7 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO)
 
 
 def _sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .sweep import plan_sweep, plot_sweep, print_sweep, summarize_sweep, sweep_json
+    from ..sweep import plan_sweep, plot_sweep, print_sweep, summarize_sweep, sweep_json
 
     root = _root(args)
     jobs = _worker_count(args.jobs)
@@ -859,16 +859,16 @@ def _sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _sweep_backend(args: argparse.Namespace, jobs: int) -> Any:
     if args.backend == "ray":
-        from .sweep_ray import ray_backend
+        from ..sweep_ray import ray_backend
 
         return ray_backend(jobs, args.address)
-    from .sweep import local_backend
+    from ..sweep import local_backend
 
     return local_backend(jobs)
 
 
 def _run_sweep(args: argparse.Namespace, plan: Any, backend: Any, jobs: int, err: TextIO) -> Any:
-    from .sweep import run_sweep
+    from ..sweep import run_sweep
 
     def resumed(done: int, total: int) -> None:
         _say(err, f"rulespec: {args.out} holds {done} of the {total} matches: playing the other {total - done}")
@@ -904,7 +904,7 @@ def _add_ladder_parser(sub: Any) -> None:
 
 
 def cmd_ladder(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
-    from .ladder import LadderError
+    from ..ladder import LadderError
 
     try:
         return _ladder(args, out, err)
@@ -913,7 +913,7 @@ def cmd_ladder(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO
 
 
 def _ladder(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .ladder import ladder_path, parse_agent_list, plan_ladder, print_ladder, read_ladders, run_ladder, save_ladder
+    from ..ladder import ladder_path, parse_agent_list, plan_ladder, print_ladder, read_ladders, run_ladder, save_ladder
 
     root = _root(args)
     jobs = _worker_count(args.jobs)
@@ -966,8 +966,8 @@ def cmd_compile(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextI
 
 
 def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
-    from .play import replay_to_console
-    from .replay import LogError, iter_log
+    from ..play import replay_to_console
+    from ..replay import LogError, iter_log
 
     root = _root(args)
     if not os.path.isfile(args.log):
@@ -996,7 +996,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO
 def cmd_lsp(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
     root = _root(args)
     try:
-        from .lsp.server import serve
+        from ..lsp.server import serve
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] not in ("pygls", "lsprotocol", "cattrs"):
             raise
@@ -1014,7 +1014,7 @@ def _port(text: str) -> int:
 
 
 def _add_serve_parser(sub: Any) -> None:
-    from .serve.limits import add_limit_options
+    from ..serve.limits import add_limit_options
 
     serve = sub.add_parser("serve", help="the browser playground: edit, play with friends and bots, replay, simulate",
                            description="Serve a playground in the browser: an editor that checks a spec as you "
@@ -1040,16 +1040,16 @@ def _add_serve_parser(sub: Any) -> None:
 
 
 def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
-    from .serve import missing_extra
+    from ..serve import missing_extra
 
     missing = missing_extra()
     if missing is not None:
         raise CliError(f"rulespec serve needs {missing}: pip install 'rulespec[serve]'")
     for path in args.files:
         _check_file(path)
-    from .serve.catalog import CatalogError
-    from .serve.limits import limits_from_args
-    from .serve.run import run_server
+    from ..serve.catalog import CatalogError
+    from ..serve.limits import limits_from_args
+    from ..serve.run import run_server
 
     try:
         run_server(args.files, args.host, args.port, out, limits_from_args(args), args.origin, args.proxy)
@@ -1135,9 +1135,9 @@ def _quiet_stdout(out: TextIO) -> None:
 
 
 def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO, stdin: TextIO) -> int:
-    from .agents import AgentError
-    from .errors import InterpreterError, OptionError, WorkerLost
-    from .replay import LogError
+    from ..agents import AgentError
+    from ..errors import InterpreterError, OptionError, WorkerLost
+    from ..replay import LogError
 
     parser = build_parser()
     try:
@@ -1183,6 +1183,3 @@ def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO, stdin: TextIO) -
         print(f"rulespec: error: this needs {exc.name}: pip install 'rulespec[{extra}]'", file=err)
         return EXIT_USAGE
 
-
-if __name__ == "__main__":
-    sys.exit(main())
