@@ -25,7 +25,8 @@ class Parser(argparse.ArgumentParser):
 
 # ---------------------------------------------------------------------- argument types
 # argparse names a type function in its message when it raises ValueError (`invalid _seed
-# value: '+-5'`), so each keeps the name it had when the command line was one module.
+# value: '+-5'`), so each keeps the name it had when the command line was one module; the
+# commands' modules use them by the public names below.
 
 
 def whole_number(text: str, what: str, low: int, high: int) -> int:
@@ -56,7 +57,7 @@ def _jobs(text: str) -> int:
     return whole_number(text, "the number of jobs", 0, 10**6)
 
 
-seed_type, players_type, games_type, jobs_type = _seed, _players, _games, _jobs
+players_type, games_type, jobs_type = _players, _games, _jobs
 
 
 def worker_count(jobs: int) -> int:
