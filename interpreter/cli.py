@@ -3,9 +3,9 @@
     rulespec validate FILE...          check specs (exit 0 valid, 1 invalid; messages on stderr)
     rulespec schema                    print the JSON Schema of a spec
     rulespec play FILE                 a match in the terminal: humans and bots (interpreter.play)
-    rulespec simulate FILE --games N   bot matches, statistics, plots, comparisons (interpreter.simulate)
+    rulespec simulate FILE --games N   bot matches, statistics, plots, comparisons (interpreter.analysis.simulate)
     rulespec sweep SPEC [VARIANT...]   bot matches over a grid of variants, options and player counts
-    rulespec ladder SPEC --agents LIST round-robin bot matches and ratings (interpreter.ladder)
+    rulespec ladder SPEC --agents LIST round-robin bot matches and ratings (interpreter.analysis.ladder)
     rulespec describe FILE             the rules as Markdown, generated from the spec (rulespec.describe)
     rulespec replay LOG                replay and check a match log (interpreter.replay)
     rulespec compile FILE              compile for a player count; --show-python prints the generated code
@@ -99,9 +99,9 @@ def _played_note(gamedef: Any, matches: int) -> str:
 def _play_variants(path: str, gamedef: Any, matches: int, err: TextIO) -> int:
     """--play N: random matches of every listed variant, invariants checked after every action.
     Prints each variant's first failing match and how to replay it; returns how many failed."""
+    from .analysis.simulate import play_case
     from .errors import InterpreterError
     from .game import Game
-    from .simulate import play_case
 
     failed = 0
     for name, players, options in _variant_cases(gamedef):
@@ -166,7 +166,7 @@ def _players(text: str) -> int:
 
 
 def _games(text: str) -> int:
-    from .simulate import MAX_GAMES
+    from .analysis.simulate import MAX_GAMES
 
     return _whole(text, "the number of games", 1, MAX_GAMES)
 
@@ -177,7 +177,7 @@ def _jobs(text: str) -> int:
 
 def _worker_count(jobs: int) -> int:
     """--jobs J as worker processes: 0 means every core, and never more than the cores."""
-    from .simulate import max_jobs
+    from .analysis.simulate import max_jobs
 
     return min(jobs, max_jobs()) if jobs > 0 else max_jobs()
 
@@ -465,8 +465,8 @@ def _console(stream: TextIO, no_color: bool = False) -> Any:
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
+    from .analysis.simulate import match_seeds
     from .play import HUMAN, QuitMatch, play_match, seat_agents
-    from .simulate import match_seeds
 
     root = _root(args)
     if args.resume:
@@ -493,9 +493,9 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) 
 
 
 def _resume(args: argparse.Namespace, out: TextIO, stdin: TextIO, root: str | None) -> int:
+    from .analysis.simulate import expand_agents
     from .play import QuitMatch, resume_match
     from .replay import check_logged_game, iter_log, load_logged_game, log_spec_path
-    from .simulate import expand_agents
 
     path = args.resume
     if not os.path.isfile(path):
@@ -581,8 +581,8 @@ def _stopped(console: Any, log: str | None, spec: str | None = None, root: str |
 
 
 def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
-    from .ladder import ladder_report, print_report
-    from .simulate import (
+    from .analysis.ladder import ladder_report, print_report
+    from .analysis.simulate import (
         compare,
         plot,
         print_comparison,
@@ -604,7 +604,7 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Text
     if args.compare or args.compare_option:
         runs.append((_check_file(args.compare or args.file), {**options, **parse_options(args.compare_option)}))
     from .agents import make_agent
-    from .simulate import expand_agents
+    from .analysis.simulate import expand_agents
 
     games = []
     for path, run_options in runs:  # invalid specs, options and agents fail before any match
@@ -660,7 +660,7 @@ def _check_plotting() -> None:
 
 def _run_simulation(args: argparse.Namespace, path: str, options: dict[str, Any], agents: list[str], jobs: int,
                     err: TextIO, root: str | None) -> Any:
-    from .simulate import simulate
+    from .analysis.simulate import simulate
 
     keep = bool(args.log)
     if args.no_progress:
@@ -744,7 +744,7 @@ def _player_counts(text: str) -> list[int]:
 
 
 def _chunk_size(text: str) -> int:
-    from .sweep import MAX_CHUNK
+    from .analysis.sweep import MAX_CHUNK
 
     return _whole(text, "the chunk size", 1, MAX_CHUNK)
 
@@ -814,7 +814,7 @@ def parse_grid(items: Sequence[str]) -> list[tuple[str, list[Any]]]:
 
 
 def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
-    from .sweep import SweepError
+    from .analysis.sweep import SweepError
 
     try:
         return _sweep(args, out, err)
@@ -823,7 +823,7 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO)
 
 
 def _sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .sweep import plan_sweep, plot_sweep, print_sweep, summarize_sweep, sweep_json
+    from .analysis.sweep import plan_sweep, plot_sweep, print_sweep, summarize_sweep, sweep_json
 
     root = _root(args)
     jobs = _worker_count(args.jobs)
@@ -859,16 +859,16 @@ def _sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _sweep_backend(args: argparse.Namespace, jobs: int) -> Any:
     if args.backend == "ray":
-        from .sweep_ray import ray_backend
+        from .analysis.sweep_ray import ray_backend
 
         return ray_backend(jobs, args.address)
-    from .sweep import local_backend
+    from .analysis.sweep import local_backend
 
     return local_backend(jobs)
 
 
 def _run_sweep(args: argparse.Namespace, plan: Any, backend: Any, jobs: int, err: TextIO) -> Any:
-    from .sweep import run_sweep
+    from .analysis.sweep import run_sweep
 
     def resumed(done: int, total: int) -> None:
         _say(err, f"rulespec: {args.out} holds {done} of the {total} matches: playing the other {total - done}")
@@ -904,7 +904,7 @@ def _add_ladder_parser(sub: Any) -> None:
 
 
 def cmd_ladder(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
-    from .ladder import LadderError
+    from .analysis.ladder import LadderError
 
     try:
         return _ladder(args, out, err)
@@ -913,7 +913,15 @@ def cmd_ladder(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO
 
 
 def _ladder(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .ladder import ladder_path, parse_agent_list, plan_ladder, print_ladder, read_ladders, run_ladder, save_ladder
+    from .analysis.ladder import (
+        ladder_path,
+        parse_agent_list,
+        plan_ladder,
+        print_ladder,
+        read_ladders,
+        run_ladder,
+        save_ladder,
+    )
 
     root = _root(args)
     jobs = _worker_count(args.jobs)

@@ -12,9 +12,9 @@ import pytest
 
 import interpreter
 from interpreter.agents import make_agent
+from interpreter.analysis.simulate import match_seeds
 from interpreter.cli import main, parse_options
 from interpreter.replay import read_log, replay_match
-from interpreter.simulate import match_seeds
 from tests.conftest import GAMES, ROOT
 
 HIGHHAND = str(GAMES / "highhand.yaml")

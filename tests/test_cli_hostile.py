@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from interpreter import cli
+from interpreter.analysis.simulate import plot, simulate, summarize
 from interpreter.cli import main, parse_options
 from interpreter.replay import LogError, iter_log, read_log, replay_match
-from interpreter.simulate import plot, simulate, summarize
 from tests.conftest import GAMES, ROOT
 
 TICTACTOE = str(GAMES / "tictactoe.yaml")

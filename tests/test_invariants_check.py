@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from interpreter.analysis.simulate import match_seeds, run_match, simulate
 from interpreter.cli import main
 from interpreter.game import load_game
-from interpreter.simulate import match_seeds, run_match, simulate
 from tests.conftest import GAMES, ROOT
 
 # Two seats take turns adding 1 (step) or 2 (leap) to a counter until it reaches 8; the

@@ -11,9 +11,9 @@ from rich.console import Console
 
 import interpreter
 from interpreter.agents import AgentError
+from interpreter.analysis.simulate import match_seeds
 from interpreter.cli import main
 from interpreter.play import QuitMatch, TerminalMatch, card_colours, player_facing_variables, seat_agents
-from interpreter.simulate import match_seeds
 from tests.conftest import GAMES
 
 HIGHHAND = str(GAMES / "highhand.yaml")

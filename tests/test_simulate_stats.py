@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 
 import interpreter
-import interpreter.simulate as simulate_module
+import interpreter.analysis.simulate as simulate_module
 from interpreter.agents import make_agent
+from interpreter.analysis.simulate import compare, match_seeds, simulate, summarize, winning_margin
+from interpreter.analysis.simulate_plot import RunData, figure
+from interpreter.analysis.stats import holm
 from interpreter.cli import main
-from interpreter.simulate import compare, match_seeds, simulate, summarize, winning_margin
-from interpreter.simulate_plot import RunData, figure
-from interpreter.stats import holm
 from tests.conftest import GAMES
 
 HIGHJACK = str(GAMES / "highjack.yaml")

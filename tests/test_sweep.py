@@ -18,10 +18,9 @@ import sys
 
 import pytest
 
-from interpreter import sweep as sweep_module
-from interpreter.cli import main
-from interpreter.simulate import match_seeds
-from interpreter.sweep import (
+from interpreter.analysis import sweep as sweep_module
+from interpreter.analysis.simulate import match_seeds
+from interpreter.analysis.sweep import (
     ResultsFile,
     combination_seed,
     local_backend,
@@ -30,6 +29,7 @@ from interpreter.sweep import (
     summarize_sweep,
     sweep_json,
 )
+from interpreter.cli import main
 from tests.conftest import GAMES, require
 
 GAMES_PER_COMBINATION = 6

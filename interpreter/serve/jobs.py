@@ -17,10 +17,8 @@ from rulespec.describe import describe
 from rulespec.errors import Diagnostic, format_diagnostic
 
 from ..agents import AgentError
-from ..errors import InterpreterError
-from ..game import Game
-from ..match_counts import MatchCounter
-from ..simulate import (
+from ..analysis.match_counts import MatchCounter
+from ..analysis.simulate import (
     MatchError,
     SimulationResult,
     compare,
@@ -31,6 +29,8 @@ from ..simulate import (
     summarize,
     tally_counts,
 )
+from ..errors import InterpreterError
+from ..game import Game
 from .bots import BOT_NAMES, capped_agent
 from .errors import ServeError
 from .limits import ServerLimits

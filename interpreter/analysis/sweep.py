@@ -41,9 +41,9 @@ from typing import Any
 from rulespec import GameDef, SpecError, __version__, compile_file
 from rulespec.errors import did_you_mean
 
-from .agents import AgentError, derive_seed, make_agent
-from .errors import InterpreterError, OptionError
-from .game import Game, resolve_options
+from ..agents import AgentError, derive_seed, make_agent
+from ..errors import InterpreterError, OptionError
+from ..game import Game, resolve_options
 from .simulate import (
     MAX_GAMES,
     SIGNIFICANCE,

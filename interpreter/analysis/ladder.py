@@ -33,8 +33,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .agents import derive_seed, make_agent
-from .game import Game, load_game
+from ..agents import derive_seed, make_agent
+from ..game import Game, load_game
 from .simulate import MAX_GAMES, MatchError, MatchRecord, options_text, report_table, simulate
 
 __all__ = [

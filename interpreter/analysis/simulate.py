@@ -24,12 +24,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .agents import AgentError, derive_seed, make_agent
-from .errors import InterpreterError, RuleError, WorkerError, WorkerLost
-from .game import Game, load_game
+from ..agents import AgentError, derive_seed, make_agent
+from ..errors import InterpreterError, RuleError, WorkerError, WorkerLost
+from ..game import Game, load_game
+from ..state import CHANCE, State
 from .invariants import InvariantError, history_violation
 from .match_counts import ENGINE_EVENTS, MatchCounter, compared_counts, summarize_counts
-from .state import CHANCE, State
 from .stats import Tally, describe, difference, histogram, holm, one_proportion_p, two_proportion_p, welch_p, wilson
 
 __all__ = [
