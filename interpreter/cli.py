@@ -177,7 +177,7 @@ def _jobs(text: str) -> int:
 
 def _worker_count(jobs: int) -> int:
     """--jobs J as worker processes: 0 means every core, and never more than the cores."""
-    from .analysis.simulate import max_jobs
+    from .analysis.pool import max_jobs
 
     return min(jobs, max_jobs()) if jobs > 0 else max_jobs()
 

@@ -17,26 +17,24 @@ between two runs: two-proportion z-tests for rates, Welch z-tests for means.
 from __future__ import annotations
 
 import math
-import os
-import signal
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from typing import Any
 
 from ..agents import AgentError, derive_seed, make_agent
-from ..errors import InterpreterError, RuleError, WorkerError, WorkerLost
+from ..errors import InterpreterError, RuleError
 from ..game import Game, load_game
 from ..state import CHANCE, State
 from .invariants import InvariantError, history_violation
 from .match_counts import ENGINE_EVENTS, MatchCounter, compared_counts, summarize_counts
+from .pool import Pool, chunk_size, chunked, forks, max_jobs, worker_error
 from .stats import Tally, describe, difference, histogram, holm, one_proportion_p, two_proportion_p, welch_p, wilson
 
 __all__ = [
     "MatchRecord", "SimulationResult", "simulate", "simulate_game", "run_match", "match_seeds", "seat_agents",
     "expand_agents", "summarize", "print_summary", "compare", "print_comparison", "plot", "wilson", "two_proportion_p",
-    "welch_p", "SIGNIFICANCE", "run_name", "MatchError", "WorkerError", "WorkerLost", "lost_worker", "MAX_GAMES",
-    "max_jobs", "win_share",
+    "welch_p", "SIGNIFICANCE", "run_name", "MatchError", "MAX_GAMES", "win_share", "MatchWorker", "match_error",
 ]
 
 SIGNIFICANCE = 0.05
@@ -46,25 +44,8 @@ SEED_MODULUS = 2**32
 MAX_GAMES = 10_000_000  # matches in one run
 
 
-def max_jobs() -> int:
-    """The most worker processes a run uses: one per core (more would only wait for a core)."""
-    return max(1, os.cpu_count() or 1)
-
-
 class MatchError(InterpreterError):
     """A match of a run failed: ``match 3 (seed 17): file:line:col: <the rule's error>``."""
-
-
-def lost_worker(exitcode: int | None) -> WorkerError:
-    """The error for a worker process gone with ``exitcode``: killed by a signal (negative) is
-    ``WorkerLost``, the system's doing; any other end, before its work was done, is a bug."""
-    if exitcode is None or exitcode >= 0:
-        return WorkerError(f"a worker process stopped unexpectedly (exit code {exitcode})")
-    try:
-        name = signal.Signals(-exitcode).name
-    except ValueError:
-        name = f"signal {-exitcode}"
-    return WorkerLost(f"a worker process was killed by {name} (out of memory?)")
 
 
 # ====================================================================== running matches
@@ -236,173 +217,37 @@ def tally_counts(records: Sequence[MatchRecord], tally: Tally) -> None:
             record.counts = None
 
 
-def _worker_main(conn: Any, path: str, players: int, options: dict[str, Any], root: str | None,
-                 forked: Game | None = None) -> None:
-    """A worker process: load the game (or use the parent's, when the process is its fork),
-    then play the chunks of matches it is sent, in order, and at the end (None) send the
-    tally of all their counts."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    number = None
-    try:
-        try:
-            game = forked if forked is not None else load_game(path, players=players, options=options, root=root)
-            counter = MatchCounter(game)
-            # the counts travel once, summed over every chunk this worker played (the sums do not
-            # depend on the chunks): a tally per chunk was most of what the parent had to do
-            tally = Tally()
-            while True:
-                item = conn.recv()
-                if item is None:
-                    conn.send(("tally", None, tally))
-                    return
-                number, tasks = item
-                records = [run_match(game, seats, state_seed, agent_seeds, index, keep, counter, checked)
-                           for index, seats, state_seed, agent_seeds, keep, checked in tasks]
-                tally_counts(records, tally)
-                conn.send(("ok", number, records))
-        except (EOFError, BrokenPipeError, ConnectionResetError):
-            return  # the parent is gone (its end of the pipe closed); any other OSError is reported
-        except Exception as exc:  # sent to the parent, which reports it
-            conn.send(("error", number, _transportable(exc)))
-    except (EOFError, OSError, KeyboardInterrupt):
-        return
+class MatchWorker:
+    """A worker process of a run (``pool.Pool``): the game loaded (or the parent's, when the
+    process is its fork), then the chunks of matches it is sent played in order; at the end
+    (``finish``) the tally of all their counts."""
+
+    def __init__(self, path: str, players: int, options: dict[str, Any], root: str | None,
+                 forked: Game | None = None):
+        self.game = forked if forked is not None else load_game(path, players=players, options=options, root=root)
+        self.counter = MatchCounter(self.game)
+        # the counts travel once, summed over every chunk this worker played (the sums do not
+        # depend on the chunks): a tally per chunk was most of what the parent had to do
+        self.tally = Tally()
+
+    def run(self, tasks: list[Any]) -> list[MatchRecord]:
+        records = [run_match(self.game, seats, state_seed, agent_seeds, index, keep, self.counter, checked)
+                   for index, seats, state_seed, agent_seeds, keep, checked in tasks]
+        tally_counts(records, self.tally)
+        return records
+
+    def finish(self) -> Tally:
+        return self.tally
 
 
-def _transportable(exc: BaseException) -> BaseException:
-    """The exception itself when it is one of ours (it pickles), else a WorkerError describing it."""
+def match_error(exc: BaseException) -> BaseException:
+    """An exception of a worker as it travels to the parent: a match's failure as it is (it
+    pickles), the engine's other errors as a ``MatchError``, anything else as a ``WorkerError``."""
     if isinstance(exc, (MatchError, InvariantError)):
         return exc
     if isinstance(exc, InterpreterError):
         return MatchError(f"{type(exc).__name__}: {exc}")
-    import traceback
-
-    detail = "".join(traceback.format_exception(exc)) if os.environ.get("RULESPEC_DEBUG") else ""
-    return WorkerError(f"{type(exc).__name__}: {exc}" + (f"\n{detail}" if detail else ""))
-
-
-def _as_error(payload: Any) -> BaseException:
-    return payload if isinstance(payload, BaseException) else WorkerError(f"a worker failed: {payload!r}")
-
-
-class _Workers:
-    """A fixed set of worker processes, one pipe each, fed one chunk of matches at a time.
-
-    Nothing is shared between the processes but their pipes, so stopping (at the end, on an
-    error or on Ctrl-C) is terminating the processes: no lock can be left held. Workers ignore
-    SIGINT; the parent turns Ctrl-C into one KeyboardInterrupt and stops them.
-    """
-
-    def __init__(self, jobs: int, path: str, players: int, options: dict[str, Any], root: str | None,
-                 game: Game | None = None):
-        import multiprocessing
-
-        ctx = multiprocessing.get_context()
-        # a forked worker has the parent's game, loaded and linked already (a fresh interpreter loads its own)
-        forked = game if ctx.get_start_method() == "fork" else None
-        self.procs: list[Any] = []
-        self.conns: list[Any] = []
-        interrupted: list[int] = []
-        main = threading.current_thread() is threading.main_thread()
-        previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(1)) if main else None
-        try:
-            for _ in range(jobs):
-                parent_end, child_end = ctx.Pipe()
-                proc = ctx.Process(target=_worker_main, args=(child_end, path, players, options, root, forked),
-                                   daemon=True)
-                proc.start()
-                child_end.close()
-                self.procs.append(proc)
-                self.conns.append(parent_end)
-        except BaseException:
-            self.stop()
-            raise
-        finally:
-            if main:
-                signal.signal(signal.SIGINT, previous)
-        if interrupted:
-            self.stop()
-            raise KeyboardInterrupt
-
-    def run(self, chunks: Iterator[list[Any]]) -> Iterator[list[MatchRecord]]:
-        """The records of every chunk, in chunk order (their counts: ``tallies``)."""
-        from multiprocessing.connection import wait
-
-        busy: dict[Any, int] = {}
-        done: dict[int, Any] = {}  # chunk number -> its records, or the error that stopped it
-        sent = 0
-        ready = 0
-        failed = False
-
-        def feed(conn: Any) -> None:
-            nonlocal sent
-            chunk = next(chunks, None) if not failed else None
-            if chunk is not None:
-                try:
-                    conn.send((sent, chunk))
-                except OSError:
-                    pass  # the worker is gone: reading its pipe says why
-                busy[conn] = sent
-                sent += 1
-
-        for conn in self.conns:
-            feed(conn)
-        while busy:
-            for conn in wait(list(busy)):
-                kind, number, payload = self._receive(conn)
-                del busy[conn]
-                if kind == "error":
-                    if number is None:  # the worker could not start
-                        raise _as_error(payload)
-                    failed = True  # the first failing match is reported once every match before it is played
-                done[number] = payload
-                if kind == "ok":
-                    feed(conn)
-            while ready in done:
-                result = done.pop(ready)
-                if isinstance(result, BaseException):
-                    raise result
-                yield result
-                ready += 1
-
-    def tallies(self) -> list[Tally]:
-        """Once every chunk is played: each worker's tally of the counts of its matches (each
-        worker is told to stop, and answers with it)."""
-        out = []
-        for conn in self.conns:
-            try:
-                conn.send(None)
-            except (OSError, ValueError):
-                pass  # the worker is gone: reading its pipe says so
-            kind, _, payload = self._receive(conn)
-            if kind != "tally":
-                raise _as_error(payload)
-            out.append(payload)
-        return out
-
-    def _receive(self, conn: Any) -> tuple[str, Any, Any]:
-        """A worker's next message; a worker gone is a ``WorkerError`` (``lost_worker``)."""
-        try:
-            return conn.recv()
-        except (EOFError, OSError):
-            proc = self.procs[self.conns.index(conn)]
-            proc.join(1)
-            raise lost_worker(proc.exitcode) from None
-
-    def stop(self, graceful: bool = False) -> None:
-        """Stop the workers: ``graceful`` once ``tallies`` has told them to (they are leaving),
-        else at once."""
-        for proc in self.procs:
-            if graceful:
-                proc.join(5)
-            if proc.is_alive():
-                proc.terminate()
-        for proc in self.procs:
-            proc.join(5)
-            if proc.is_alive():
-                proc.kill()
-                proc.join()
-        for conn in self.conns:
-            conn.close()
+    return worker_error(exc)
 
 
 def simulate(path: str, games: int, agents: Sequence[str] | None = None, players: int | None = None,
@@ -442,43 +287,27 @@ def simulate_game(game: Game, spec: str, games: int, agents: Sequence[str] | Non
             yield index, seat_agents(seat_specs, index, rotate), state_seed, agent_seeds, keep_moves, invariants
 
     jobs = max(1, min(int(jobs), games, max_jobs())) if games and stop is None else 1
-    if jobs == 1:
-        counter = MatchCounter(game)
-        for index, seats, state_seed, agent_seeds, keep, checked in tasks():
+    if jobs == 1:  # the worker of a pool, in this process
+        worker = MatchWorker(spec, n, dict(game.options), root, game)
+        for task in tasks():
             if stop is not None and stop():
                 break
-            record = run_match(game, seats, state_seed, agent_seeds, index, keep, counter, checked)
-            tally_counts([record], result.tally)
-            result.records.append(record)
+            result.records += worker.run([task])
             if progress is not None:
                 progress(len(result.records))
+        result.tally.merge(worker.finish())
         return result
-    # chunks of several matches keep inter-process traffic small; records come back in match order
-    size = max(1, min(16, games // (jobs * 8)))
-
-    def chunks() -> Iterator[list[Any]]:
-        chunk: list[Any] = []
-        for task in tasks():
-            chunk.append(task)
-            if len(chunk) == size:
-                yield chunk
-                chunk = []
-        if chunk:
-            yield chunk
-
-    workers = _Workers(jobs, spec, n, dict(game.options), root, game)
-    finished = False
-    try:
-        for records in workers.run(chunks()):
+    # chunks of several matches keep inter-process traffic small; records come back in match order;
+    # a forked worker has the parent's game, loaded and linked already (a fresh interpreter loads its own)
+    start = partial(MatchWorker, spec, n, dict(game.options), root, game if forks() else None)
+    with Pool(jobs, start, errors=match_error) as pool:
+        for _, records in pool.run(chunked(tasks(), chunk_size(games, jobs))):
             for record in records:
                 result.records.append(record)
                 if progress is not None:
                     progress(len(result.records))
-        for tally in workers.tallies():
+        for tally in pool.finish():
             result.tally.merge(tally)
-        finished = True
-    finally:
-        workers.stop(graceful=finished)
     return result
 
 
