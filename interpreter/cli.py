@@ -581,16 +581,9 @@ def _stopped(console: Any, log: str | None, spec: str | None = None, root: str |
 
 
 def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
+    from .analysis.compare import compare, print_comparison, run_name
     from .analysis.ladder import ladder_report, print_report
-    from .analysis.simulate import (
-        compare,
-        plot,
-        print_comparison,
-        print_summary,
-        records_json,
-        run_name,
-        summarize,
-    )
+    from .analysis.summary import plot, print_summary, records_json, summarize
 
     root = _root(args)
     jobs = _worker_count(args.jobs)

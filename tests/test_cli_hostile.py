@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from interpreter import cli
-from interpreter.analysis.simulate import plot, simulate, summarize
+from interpreter.analysis.simulate import simulate
+from interpreter.analysis.summary import plot, summarize
 from interpreter.cli import main, parse_options
 from interpreter.replay import LogError, iter_log, read_log, replay_match
 from tests.conftest import GAMES, ROOT

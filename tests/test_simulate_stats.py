@@ -20,9 +20,11 @@ import interpreter
 import interpreter.analysis.pool as pool_module
 import interpreter.analysis.simulate as simulate_module
 from interpreter.agents import make_agent
-from interpreter.analysis.simulate import compare, match_seeds, simulate, summarize, winning_margin
+from interpreter.analysis.compare import compare
+from interpreter.analysis.simulate import match_seeds, simulate
 from interpreter.analysis.simulate_plot import RunData, figure
 from interpreter.analysis.stats import holm
+from interpreter.analysis.summary import summarize, winning_margin
 from interpreter.cli import main
 from interpreter.errors import WorkerLost
 from tests.conftest import GAMES

@@ -47,7 +47,6 @@ from ..game import Game, resolve_options
 from .pool import Pool, chunk_size, chunked
 from .simulate import (
     MAX_GAMES,
-    SIGNIFICANCE,
     MatchError,
     MatchRecord,
     SimulationResult,
@@ -55,10 +54,9 @@ from .simulate import (
     match_seeds,
     run_match,
     seat_agents,
-    summarize,
-    win_share,
 )
 from .stats import wilson
+from .summary import SIGNIFICANCE, summarize, win_share
 
 __all__ = [
     "SweepError", "SpecBundle", "Combination", "SweepPlan", "Chunk", "Backend", "ResultsFile", "plan_sweep",
@@ -616,7 +614,7 @@ def _combination_records(plan: SweepPlan, records: dict[tuple[int, int], MatchRe
 
 
 def summarize_sweep(plan: SweepPlan, records: dict[tuple[int, int], MatchRecord]) -> list[dict[str, Any]]:
-    """One JSON-ready row per combination, in the plan's order; ``summary`` is ``simulate.summarize``
+    """One JSON-ready row per combination, in the plan's order; ``summary`` is ``summary.summarize``
     of its matches (statistics that join it there join every sweep's output)."""
     rows = []
     for position, c in enumerate(plan.combinations):
