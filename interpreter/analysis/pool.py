@@ -31,7 +31,6 @@ processes: no lock can be left held.
 from __future__ import annotations
 
 import itertools
-import multiprocessing
 import os
 import signal
 import threading
@@ -81,6 +80,8 @@ def chunked(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
 def forks() -> bool:
     """Whether the pool's processes are forks of this one (a worker may then use what this
     process has already loaded, passed in ``start`` without being pickled)."""
+    import multiprocessing
+
     return multiprocessing.get_context().get_start_method() == "fork"
 
 
@@ -140,6 +141,8 @@ class Pool:
     def __init__(self, jobs: int, start: Callable[[], Worker],
                  errors: Callable[[BaseException], BaseException] = worker_error,
                  lost: Callable[[int | None], BaseException] = lost_worker):
+        import multiprocessing  # (imported when a run starts workers, not with the module)
+
         ctx = multiprocessing.get_context()
         self.lost = lost
         self.procs: list[Any] = []
