@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 import interpreter  # noqa: E402
 from interpreter.agents import derive_seed, make_agent  # noqa: E402
-from interpreter.stats import wilson  # noqa: E402
+from interpreter.analysis.stats import wilson  # noqa: E402
 
 DEFAULT_AGENT = "mcts:prior=1"
 

@@ -36,14 +36,14 @@ SPEC = str(ROOT / "games" / "highjack.yaml")
 
 def measure(backend: str, games: int, jobs: int, players: int, agents: str, seed: int) -> dict[str, float | str]:
     """One sweep in this process: its wall time, Ray's start time, and the digest of its results."""
-    from interpreter.sweep import local_backend, plan_sweep, run_sweep, summarize_sweep, sweep_json
+    from interpreter.analysis.sweep import local_backend, plan_sweep, run_sweep, summarize_sweep, sweep_json
 
     plan = plan_sweep([SPEC], players=[players], games=games, agents=agents.split(","), seed=seed)
     startup = 0.0
     if backend == "ray":
         import ray
 
-        from interpreter.sweep_ray import ray_backend
+        from interpreter.analysis.sweep_ray import ray_backend
 
         start = time.perf_counter()
         ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)

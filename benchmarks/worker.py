@@ -5,7 +5,7 @@
 The same file measures the engine of the project and the engine of an older revision (a
 `git worktree` of it, given by PYTHONPATH), so both are driven by the same code: nothing here
 may use more of the engine than both have (``load_game``, the state's OpenSpiel-shaped API,
-``rulespec.compile_file``, ``interpreter.simulate.run_match``). A fresh process per
+``rulespec.compile_file``, ``interpreter.analysis.simulate.run_match``). A fresh process per
 measurement means nothing is warm: no memo (hand rankings, parsers) survives from an
 earlier repetition. Times are CPU time (``time.process_time``) of the measured call only;
 starting Python, importing and loading the game are outside it.
@@ -128,7 +128,7 @@ def state_costs(game: Any, seed: int, samples: int = 200) -> tuple[float, float]
 
 def mcts(task: dict[str, Any]) -> dict[str, Any]:
     import interpreter
-    from interpreter.simulate import run_match
+    from interpreter.analysis.simulate import run_match
 
     game = interpreter.load_game(task["spec"], players=task["players"], options=task.get("options") or {})
     seed = task["seed"]

@@ -11,9 +11,9 @@ import pytest
 
 import interpreter
 from interpreter.agents import make_agent
+from interpreter.analysis.simulate import match_seeds
 from interpreter.cli import parse_options
 from interpreter.replay import read_log, replay_match
-from interpreter.simulate import match_seeds
 from tests.conftest import GAMES, ROOT
 from tests.support import run
 

@@ -20,9 +20,10 @@ from pathlib import Path
 import pytest
 
 from interpreter import cli
+from interpreter.analysis.simulate import simulate
+from interpreter.analysis.summary import plot, summarize
 from interpreter.cli import main, parse_options
 from interpreter.replay import LogError, iter_log, read_log, replay_match
-from interpreter.simulate import plot, simulate, summarize
 from tests.conftest import GAMES, ROOT
 from tests.support import run
 
@@ -528,8 +529,22 @@ def _children(pid: int) -> list[int]:
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc to see the worker processes")
 @pytest.mark.parametrize("target", ["group", "group", "parent"])
 def test_ctrl_c_during_simulate_jobs_ends_cleanly(target):
-    proc = subprocess.Popen([sys.executable, "-m", "interpreter.cli", "simulate", str(GAMES / "highjack.yaml"),
-                             "--players", "4", "--games", "5000", "--jobs", "2", "--agents", "random"],
+    _interrupt_workers(["simulate", str(GAMES / "highjack.yaml"), "--players", "4", "--games", "5000", "--jobs", "2",
+                        "--agents", "random"], target)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc to see the worker processes")
+@pytest.mark.parametrize("target", ["group", "parent"])
+def test_ctrl_c_during_sweep_jobs_ends_cleanly(target, tmp_path):
+    """The sweep's workers are simulate's pool: the same Ctrl-C, the same clean end."""
+    _interrupt_workers(["sweep", str(GAMES / "highjack.yaml"), "--players", "4", "--games", "5000", "--jobs", "2",
+                        "--no-progress", "--out", str(tmp_path / "s.jsonl")], target)
+
+
+def _interrupt_workers(argv: list[str], target: str) -> None:
+    """Ctrl-C (to the process group, or to the parent alone) once two workers play: exit status
+    130, one line, no traceback, and no worker left behind."""
+    proc = subprocess.Popen([sys.executable, "-m", "interpreter.cli", *argv],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, start_new_session=True)
     try:
         deadline = time.monotonic() + 60

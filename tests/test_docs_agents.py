@@ -9,7 +9,7 @@ from pathlib import Path
 
 import interpreter
 from interpreter.agents import make_agent
-from interpreter.ladder import read_ladders
+from interpreter.analysis.ladder import read_ladders
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = (ROOT / "docs" / "agents.md").read_text(encoding="utf-8")

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from interpreter.analysis.simulate import match_seeds, run_match, simulate
 from interpreter.game import load_game
-from interpreter.simulate import match_seeds, run_match, simulate
 from tests.conftest import GAMES, ROOT
 from tests.support import run
 

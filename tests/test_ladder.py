@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from interpreter.ladder import (
+from interpreter.analysis.ladder import (
     MAX_LADDER_BYTES,
     LadderError,
     PairResult,
@@ -22,7 +22,7 @@ from interpreter.ladder import (
     read_ladders,
     seat_patterns,
 )
-from interpreter.simulate import MatchRecord, seat_agents
+from interpreter.analysis.simulate import MatchRecord, seat_agents
 from tests.conftest import GAMES
 from tests.support import run
 from tests.test_cli_hostile import one_line

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import interpreter
-from interpreter.simulate import run_match
+from interpreter.analysis.simulate import run_match
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 

@@ -11,8 +11,8 @@ from rich.console import Console
 
 import interpreter
 from interpreter.agents import AgentError
+from interpreter.analysis.simulate import match_seeds
 from interpreter.play import QuitMatch, TerminalMatch, card_colours, player_facing_variables, seat_agents
-from interpreter.simulate import match_seeds
 from tests.conftest import GAMES
 from tests.support import run
 

@@ -551,7 +551,8 @@ def _with_first_action(lines: list[str], action: int) -> list[str]:
 
 
 def test_simulate_a_spec_and_a_variant(client):
-    from interpreter.simulate import simulate, summarize
+    from interpreter.analysis.simulate import simulate
+    from interpreter.analysis.summary import summarize
 
     r = client.post("/api/simulate", json={"spec": "highhand", "players": 2, "games": 2, "seed": 3,
                                            "options": {"rounds": 1}, "variant": {"rounds": 2}})

@@ -16,11 +16,15 @@ from typing import Any
 import pytest
 
 import interpreter
-import interpreter.simulate as simulate_module
+import interpreter.analysis.pool as pool_module
+import interpreter.analysis.simulate as simulate_module
 from interpreter.agents import make_agent
-from interpreter.simulate import compare, match_seeds, simulate, summarize, winning_margin
-from interpreter.simulate_plot import RunData, figure
-from interpreter.stats import holm
+from interpreter.analysis.compare import compare
+from interpreter.analysis.simulate import match_seeds, simulate
+from interpreter.analysis.simulate_plot import RunData, figure
+from interpreter.analysis.stats import holm
+from interpreter.analysis.summary import summarize, winning_margin
+from interpreter.errors import WorkerLost
 from tests.conftest import GAMES
 from tests.support import run
 
@@ -176,15 +180,15 @@ def test_a_worker_gone_before_sending_its_tally_fails_the_run(monkeypatch):
     last chunk (killed, out of memory) takes them with it, and the run fails with a worker
     error, through the API and on the command line (never a quiet exit). A killed worker is
     the system's doing, not a bug: exit status 1, the signal named, no "please report"."""
-    collect = simulate_module._Workers.tallies
+    collect = pool_module.Pool.finish
 
-    def kill_one_then_collect(workers: Any) -> Any:
-        os.kill(workers.procs[0].pid, signal.SIGKILL)
-        workers.procs[0].join()
-        return collect(workers)
+    def kill_one_then_collect(pool: Any) -> Any:
+        os.kill(pool.procs[0].pid, signal.SIGKILL)
+        pool.procs[0].join()
+        return collect(pool)
 
-    monkeypatch.setattr(simulate_module._Workers, "tallies", kill_one_then_collect)
-    with pytest.raises(simulate_module.WorkerLost, match=r"a worker process was killed by SIGKILL \(out of memory\?\)"):
+    monkeypatch.setattr(pool_module.Pool, "finish", kill_one_then_collect)
+    with pytest.raises(WorkerLost, match=r"a worker process was killed by SIGKILL \(out of memory\?\)"):
         simulate(TICTACTOE, games=40, seed=1, jobs=2)
     status, out, err = run("simulate", TICTACTOE, "--games", "40", "--jobs", "2", "--no-progress")
     assert (status, out, err) == (1, "", "rulespec: error: a worker process was killed by SIGKILL (out of memory?)\n")
@@ -197,7 +201,7 @@ def test_a_worker_gone_before_sending_its_tally_fails_the_run(monkeypatch):
     (None, "WorkerError", "a worker process stopped unexpectedly (exit code None)"),
 ])
 def test_only_a_worker_killed_by_a_signal_is_lost_any_other_end_is_a_bug(exitcode, kind, message):
-    error = simulate_module.lost_worker(exitcode)
+    error = pool_module.lost_worker(exitcode)
     assert (type(error).__name__, str(error)) == (kind, message)
 
 

@@ -18,9 +18,9 @@ import sys
 
 import pytest
 
-from interpreter import sweep as sweep_module
-from interpreter.simulate import match_seeds
-from interpreter.sweep import (
+from interpreter.analysis import sweep as sweep_module
+from interpreter.analysis.simulate import match_seeds
+from interpreter.analysis.sweep import (
     ResultsFile,
     combination_seed,
     local_backend,

@@ -3,9 +3,9 @@
     rulespec validate FILE...          check specs (exit 0 valid, 1 invalid; messages on stderr)
     rulespec schema                    print the JSON Schema of a spec
     rulespec play FILE                 a match in the terminal: humans and bots (interpreter.play)
-    rulespec simulate FILE --games N   bot matches, statistics, plots, comparisons (interpreter.simulate)
+    rulespec simulate FILE --games N   bot matches, statistics, plots, comparisons (interpreter.analysis.simulate)
     rulespec sweep SPEC [VARIANT...]   bot matches over a grid of variants, options and player counts
-    rulespec ladder SPEC --agents LIST round-robin bot matches and ratings (interpreter.ladder)
+    rulespec ladder SPEC --agents LIST round-robin bot matches and ratings (interpreter.analysis.ladder)
     rulespec describe FILE             the rules as Markdown, generated from the spec (rulespec.describe)
     rulespec replay LOG                replay and check a match log (interpreter.replay)
     rulespec compile FILE              compile for a player count; --show-python prints the generated code

@@ -48,7 +48,7 @@ def _players(text: str) -> int:
 
 
 def _games(text: str) -> int:
-    from ..simulate import MAX_GAMES
+    from ..analysis.simulate import MAX_GAMES
 
     return whole_number(text, "the number of games", 1, MAX_GAMES)
 
@@ -62,7 +62,7 @@ players_type, games_type, jobs_type = _players, _games, _jobs
 
 def worker_count(jobs: int) -> int:
     """--jobs J as worker processes: 0 means every core, and never more than the cores."""
-    from ..simulate import max_jobs
+    from ..analysis.pool import max_jobs
 
     return min(jobs, max_jobs()) if jobs > 0 else max_jobs()
 

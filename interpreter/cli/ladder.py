@@ -1,5 +1,5 @@
 """`rulespec ladder SPEC --agents LIST`: round-robin bot matches and Bradley-Terry ratings
-(interpreter.ladder does the matches and the fit)."""
+(interpreter.analysis.ladder does the matches and the fit)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def add_ladder_parser(sub: Any) -> None:
 
 
 def cmd_ladder(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
-    from ..ladder import LadderError
+    from ..analysis.ladder import LadderError
 
     try:
         return _ladder(args, out, err)
@@ -52,7 +52,15 @@ def cmd_ladder(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO
 
 
 def _ladder(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..ladder import ladder_path, parse_agent_list, plan_ladder, print_ladder, read_ladders, run_ladder, save_ladder
+    from ..analysis.ladder import (
+        ladder_path,
+        parse_agent_list,
+        plan_ladder,
+        print_ladder,
+        read_ladders,
+        run_ladder,
+        save_ladder,
+    )
 
     root = root_folder(args)
     jobs = worker_count(args.jobs)

@@ -33,8 +33,8 @@ def add_play_parser(sub: Any) -> None:
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
+    from ..analysis.simulate import match_seeds
     from ..play import HUMAN, QuitMatch, play_match, seat_agents
-    from ..simulate import match_seeds
 
     root = root_folder(args)
     if args.resume:
@@ -61,9 +61,9 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) 
 
 
 def _resume(args: argparse.Namespace, out: TextIO, stdin: TextIO, root: str | None) -> int:
+    from ..analysis.simulate import expand_agents
     from ..play import QuitMatch, resume_match
     from ..replay import check_logged_game, iter_log, load_logged_game, log_spec_path
-    from ..simulate import expand_agents
 
     path = args.resume
     check_log(path)

@@ -1,5 +1,5 @@
 """`rulespec simulate FILE --games N`: bot matches and their statistics, plots and comparisons
-(interpreter.simulate does the matches and the figures)."""
+(interpreter.analysis.simulate does the matches and the figures)."""
 
 from __future__ import annotations
 
@@ -60,16 +60,9 @@ def add_simulate_parser(sub: Any) -> None:
 
 
 def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
-    from ..ladder import ladder_report, print_report
-    from ..simulate import (
-        compare,
-        plot,
-        print_comparison,
-        print_summary,
-        records_json,
-        run_name,
-        summarize,
-    )
+    from ..analysis.compare import compare, print_comparison, run_name
+    from ..analysis.ladder import ladder_report, print_report
+    from ..analysis.summary import plot, print_summary, records_json, summarize
 
     root = root_folder(args)
     jobs = worker_count(args.jobs)
@@ -82,7 +75,7 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Text
     if args.compare or args.compare_option:
         runs.append((check_file(args.compare or args.file), {**options, **parse_options(args.compare_option)}))
     from ..agents import make_agent
-    from ..simulate import expand_agents
+    from ..analysis.simulate import expand_agents
 
     games = []
     for path, run_options in runs:  # invalid specs, options and agents fail before any match
@@ -138,7 +131,7 @@ def _check_plotting() -> None:
 
 def _run_simulation(args: argparse.Namespace, path: str, options: dict[str, Any], agents: list[str], jobs: int,
                     err: TextIO, root: str | None) -> Any:
-    from ..simulate import simulate
+    from ..analysis.simulate import simulate
 
     keep = bool(args.log)
     if args.no_progress:

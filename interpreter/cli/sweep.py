@@ -1,5 +1,5 @@
 """`rulespec sweep SPEC [VARIANT...]`: bot matches over a grid of variants, options and player
-counts, on this machine or on Ray (interpreter.sweep does the planning, the running and the table)."""
+counts, on this machine or on Ray (interpreter.analysis.sweep does the planning, the running and the table)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def _player_counts(text: str) -> list[int]:
 
 
 def _chunk_size(text: str) -> int:
-    from ..sweep import MAX_CHUNK
+    from ..analysis.sweep import MAX_CHUNK
 
     return whole_number(text, "the chunk size", 1, MAX_CHUNK)
 
@@ -113,7 +113,7 @@ def parse_grid(items: Sequence[str]) -> list[tuple[str, list[Any]]]:
 
 
 def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
-    from ..sweep import SweepError
+    from ..analysis.sweep import SweepError
 
     try:
         return _sweep(args, out, err)
@@ -122,7 +122,7 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO)
 
 
 def _sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..sweep import plan_sweep, plot_sweep, print_sweep, summarize_sweep, sweep_json
+    from ..analysis.sweep import plan_sweep, plot_sweep, print_sweep, summarize_sweep, sweep_json
 
     root = root_folder(args)
     jobs = worker_count(args.jobs)
@@ -157,16 +157,16 @@ def _sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _sweep_backend(args: argparse.Namespace, jobs: int) -> Any:
     if args.backend == "ray":
-        from ..sweep_ray import ray_backend
+        from ..analysis.sweep_ray import ray_backend
 
         return ray_backend(jobs, args.address)
-    from ..sweep import local_backend
+    from ..analysis.sweep import local_backend
 
     return local_backend(jobs)
 
 
 def _run_sweep(args: argparse.Namespace, plan: Any, backend: Any, jobs: int, err: TextIO) -> Any:
-    from ..sweep import run_sweep
+    from ..analysis.sweep import run_sweep
 
     def resumed(done: int, total: int) -> None:
         say(err, f"rulespec: {args.out} holds {done} of the {total} matches: playing the other {total - done}")

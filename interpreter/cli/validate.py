@@ -78,9 +78,9 @@ def _played_note(gamedef: Any, matches: int) -> str:
 def _play_variants(path: str, gamedef: Any, matches: int, err: TextIO) -> int:
     """--play N: random matches of every listed variant, invariants checked after every action.
     Prints each variant's first failing match and how to replay it; returns how many failed."""
+    from ..analysis.simulate import play_case
     from ..errors import InterpreterError
     from ..game import Game
-    from ..simulate import play_case
 
     failed = 0
     for name, players, options in _variant_cases(gamedef):

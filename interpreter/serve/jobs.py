@@ -17,21 +17,21 @@ from rulespec.describe import describe
 from rulespec.errors import Diagnostic, format_diagnostic
 
 from ..agents import AgentError
-from ..errors import InterpreterError
-from ..game import Game
-from ..match_counts import MatchCounter
-from ..simulate import (
+from ..analysis.compare import compare
+from ..analysis.match_counts import MatchCounter
+from ..analysis.simulate import (
     MatchError,
     MatchStopped,
     SimulationResult,
-    compare,
     match_seeds,
     run_match,
     seat_agents,
     simulate_game,
-    summarize,
     tally_counts,
 )
+from ..analysis.summary import summarize
+from ..errors import InterpreterError
+from ..game import Game
 from .bots import BOT_NAMES, capped_agent
 from .errors import ServeError
 from .limits import ServerLimits

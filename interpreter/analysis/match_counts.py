@@ -31,7 +31,7 @@ from itertools import compress
 from operator import ne
 from typing import Any
 
-from .actions import param_name
+from ..actions import param_name
 from .stats import Tally
 
 __all__ = ["MatchCounter", "NO_SEAT", "ENGINE_EVENTS", "summarize_counts", "compared_counts"]

@@ -20,8 +20,8 @@ the sweep's parameters, each further line one match. Running the same sweep agai
 the matches the file lacks; a last line cut short by a crash is dropped.
 
 A backend is a function from an iterator of chunks to an iterator of (chunk, payload) pairs in
-the order they finish: ``local_backend`` here (this process, or worker processes), the Ray
-backend in ``sweep_ray``.
+the order they finish: ``local_backend`` here (this process, or the worker processes of
+``pool``, which give them back in the chunks' order), the Ray backend in ``sweep_ray``.
 """
 
 from __future__ import annotations
@@ -31,35 +31,32 @@ import itertools
 import json
 import math
 import os
-import signal
 import statistics
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, fields
+from functools import partial
 from typing import Any
 
 from rulespec import GameDef, SpecError, __version__, compile_file
 from rulespec.errors import did_you_mean
 
-from .agents import AgentError, derive_seed, make_agent
-from .errors import InterpreterError, OptionError
-from .game import Game, resolve_options
+from ..agents import AgentError, derive_seed, make_agent
+from ..errors import InterpreterError, OptionError, WorkerError, WorkerLost
+from ..game import Game, resolve_options
+from .pool import Pool, chunk_size, chunked
 from .simulate import (
     MAX_GAMES,
-    SIGNIFICANCE,
     MatchError,
     MatchRecord,
     SimulationResult,
-    WorkerError,
-    WorkerLost,
     expand_agents,
     match_seeds,
     run_match,
     seat_agents,
-    summarize,
-    wilson,
-    win_share,
 )
+from .stats import wilson
+from .summary import SIGNIFICANCE, summarize, win_share
 
 __all__ = [
     "SweepError", "SpecBundle", "Combination", "SweepPlan", "Chunk", "Backend", "ResultsFile", "plan_sweep",
@@ -348,48 +345,30 @@ def _play_here(chunks: Iterator[Chunk]) -> Iterator[tuple[Chunk, dict[str, Any]]
         yield chunk, play_chunk(chunk.bundle, chunk.players, chunk.options, chunk.tasks)
 
 
-def _ignore_interrupts() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+class ChunkWorker:
+    """A worker process of the local backend (``pool.Pool``): each chunk played by ``play``
+    (``play_chunk``; a process compiles each spec once)."""
+
+    def __init__(self, play: Callable[..., dict[str, Any]]):
+        self.play = play
+
+    def run(self, chunk: Chunk) -> dict[str, Any]:
+        return self.play(chunk.bundle, chunk.players, chunk.options, chunk.tasks)
+
+    def finish(self) -> None:
+        return None
+
+
+def _lost(exitcode: int | None) -> WorkerLost:
+    """A worker of a sweep gone, whatever its exit code."""
+    return WorkerLost("a worker process was killed (out of memory?)")
 
 
 def _play_in_processes(chunks: Iterator[Chunk], jobs: int) -> Iterator[tuple[Chunk, dict[str, Any]]]:
-    """Worker processes (as ``simulate --jobs``: they ignore Ctrl-C, the parent stops them), fed
-    at most two chunks each at a time; results in the order they finish."""
-    import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-    from concurrent.futures.process import BrokenProcessPool
-
-    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(), initializer=_ignore_interrupts)
-    running: dict[Any, Chunk] = {}
-    finished = False
-    try:
-        for chunk in itertools.chain(chunks, [None]):
-            while running and (chunk is None or len(running) >= 2 * jobs):
-                done, _ = wait(list(running), return_when=FIRST_COMPLETED)
-                for future in done:
-                    yield running.pop(future), future.result()
-            if chunk is not None:
-                running[pool.submit(play_chunk, chunk.bundle, chunk.players, chunk.options, chunk.tasks)] = chunk
-        finished = True
-    except BrokenProcessPool:
-        # (a process of the pool ended abruptly: its exit code is not known here)
-        raise WorkerLost("a worker process was killed (out of memory?)") from None
-    finally:
-        _stop_pool(pool, finished)
-
-
-def _stop_pool(pool: Any, finished: bool) -> None:
-    """Done: let the workers exit. Stopped early: end them now, none is left behind."""
-    if finished:
-        pool.shutdown(wait=True)
-        return
-    processes = list((getattr(pool, "_processes", None) or {}).values())  # (the executor names no public way)
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        if process.is_alive():
-            process.terminate()
-    for process in processes:
-        process.join(5)
+    """``jobs`` worker processes (as ``simulate --jobs``: the same pool); results in the chunks' order."""
+    with Pool(jobs, partial(ChunkWorker, play_chunk), lost=_lost) as pool:
+        yield from pool.run(chunks)
+        pool.finish()
 
 
 def local_backend(jobs: int = 1) -> Backend:
@@ -561,18 +540,13 @@ def plan_chunks(plan: SweepPlan, done: Iterable[tuple[int, int]], size: int) -> 
     for position, combination in enumerate(plan.combinations):
         bundle = plan.bundles[combination.variant]
         missing = [i for i in range(plan.games) if (position, i) not in done]
-        for start in range(0, len(missing), size):
+        for indices in chunked(missing, size):
             tasks = []
-            for index in missing[start:start + size]:
+            for index in indices:
                 state_seed, agent_seeds = match_seeds(combination.seed, index, combination.players)
                 tasks.append((index, seat_agents(combination.agents, index, plan.rotate), state_seed, agent_seeds))
             chunks.append(Chunk(position, bundle, combination.players, combination.options, tasks))
     return chunks
-
-
-def chunk_size(missing: int, workers: int) -> int:
-    """As ``simulate --jobs``: about eight chunks per worker, of at most 16 matches."""
-    return max(1, min(16, missing // (max(1, workers) * 8)))
 
 
 def run_sweep(plan: SweepPlan, backend: Backend, out: str | None = None, workers: int = 1,
@@ -640,7 +614,7 @@ def _combination_records(plan: SweepPlan, records: dict[tuple[int, int], MatchRe
 
 
 def summarize_sweep(plan: SweepPlan, records: dict[tuple[int, int], MatchRecord]) -> list[dict[str, Any]]:
-    """One JSON-ready row per combination, in the plan's order; ``summary`` is ``simulate.summarize``
+    """One JSON-ready row per combination, in the plan's order; ``summary`` is ``summary.summarize``
     of its matches (statistics that join it there join every sweep's output)."""
     rows = []
     for position, c in enumerate(plan.combinations):

@@ -18,9 +18,9 @@ from typing import Any
 
 from rulespec.errors import SourceSpan
 
-from .errors import InterpreterError
-from .game import Game
-from .state import CHANCE
+from ..errors import InterpreterError
+from ..game import Game
+from ..state import CHANCE
 
 __all__ = ["Violation", "InvariantError", "match_violation", "history_violation"]
 

@@ -33,9 +33,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .agents import derive_seed, make_agent
-from .game import Game, load_game
-from .simulate import MAX_GAMES, MatchError, MatchRecord, options_text, report_table, simulate
+from ..agents import derive_seed, make_agent
+from ..game import Game, load_game
+from .simulate import MAX_GAMES, MatchError, MatchRecord, simulate
+from .summary import options_text, report_table
 
 __all__ = [
     "LadderError", "LadderPlan", "PairResult", "plan_ladder", "parse_agent_list", "seat_patterns", "pair_seed",
