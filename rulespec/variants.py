@@ -9,13 +9,14 @@ they were written in, so errors point into the right file.
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import posixpath
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .errors import Diagnostics, SourceSpan, VariantError, did_you_mean, printable
-from .source import PosDict, PosList, key_span, load_yaml, read_spec_file, value_span
+from .source import PosDict, PosList, PosStr, key_span, load_yaml, read_spec_file, value_span
 
 __all__ = ["load_with_variants", "MAX_EXTENDS_DEPTH", "SPEC_SUFFIXES", "resolve_root"]
 
@@ -249,18 +250,23 @@ def _apply_patch(base: PosDict, patch: Any, span: SourceSpan, diags: Diagnostics
         diags.error(span, f"a '{op}' patch needs a value")
         return
     for key in patch:
-        if key not in ("op", "path", "value"):
-            diags.error(span, f"unknown key '{key}' in a patch", did_you_mean(str(key), ["op", "path", "value"]))
+        if key not in _PATCH_KEYS:
+            diags.error(span, f"unknown key '{key}' in a patch", did_you_mean(str(key), _PATCH_KEYS))
             return
+    if op == "add" and "was" in patch:
+        diags.error(key_span(patch, "was") or span, "`was` is for replace and remove: an add replaces nothing")
+        return
     parts = _pointer(path)
+    starts = _part_starts(path)
     node: Any = base
     walked = ""
-    for part in parts[:-1]:
-        node = _step(node, part, walked, path_span, diags)
+    for part, start in zip(parts[:-1], starts):
+        node = _step(node, part, walked, path_span, diags, _part_span(path, start, path_span))
         if node is None:
             return
         walked += "/" + part
     last = parts[-1]
+    last_span = _part_span(path, starts[-1], path_span)
     value = patch.get("value")
     value_pos = value_span(patch, "value") or span
     if isinstance(node, dict):
@@ -271,6 +277,8 @@ def _apply_patch(base: PosDict, patch: Any, span: SourceSpan, diags: Diagnostics
         if op == "add" and last in node:
             diags.error(path_span, f"patch path {path}: '{last}' already exists in {walked or '/'}",
                         "use op: replace to change it")
+            return
+        if "was" in patch and not _holds(patch, node[last], node, path, walked, span, diags):
             return
         if op == "remove":
             del node[last]
@@ -283,8 +291,10 @@ def _apply_patch(base: PosDict, patch: Any, span: SourceSpan, diags: Diagnostics
             node.value_spans[last] = value_pos
         return
     if isinstance(node, list):
-        index = _list_index(node, last, op, path, path_span, diags)
+        index = _list_index(node, last, op, path, path_span, diags, last_span)
         if index is None:
+            return
+        if "was" in patch and not _holds(patch, node[index], node, path, walked, span, diags):
             return
         spans = node.item_spans if isinstance(node, PosList) else None
         if op == "remove":
@@ -303,7 +313,74 @@ def _apply_patch(base: PosDict, patch: Any, span: SourceSpan, diags: Diagnostics
     diags.error(path_span, f"patch path {path}: {walked or '/'} is a value, not a mapping or list")
 
 
-def _step(node: Any, part: str, walked: str, span: SourceSpan, diags: Diagnostics) -> Any:
+_PATCH_KEYS = ("op", "path", "value", "was")
+
+
+def _part_starts(path: str) -> list[int]:
+    """Where each step of the JSON Pointer ``path`` starts in its text (after its '/')."""
+    starts, at = [], 0
+    for raw in path.split("/")[1:]:
+        starts.append(at + 1)
+        at += 1 + len(raw)
+    return starts
+
+
+def _part_span(path: str, start: int, span: SourceSpan) -> SourceSpan:
+    """The file position of character ``start`` of a patch path (its own span when unknown)."""
+    return path.at(start) if isinstance(path, PosStr) else span
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as plain data for comparing, text with its runs of white space made one space."""
+    if isinstance(value, str):
+        return " ".join(value.split())
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _is_named_simple(item: Any) -> bool:
+    """``{name: ..., do: statement}``: a simple statement with a name."""
+    return isinstance(item, dict) and "do" in item and "for" not in item and "while" not in item
+
+
+def _matches(old: Any, was: Any) -> bool:
+    """Whether ``old`` is what a patch's ``was`` says (a named simple statement also matches its text)."""
+    expected = _plain(was)
+    return _plain(old) == expected or (_is_named_simple(old) and _plain(old["do"]) == expected)
+
+
+def _shown(value: Any, limit: int = 70) -> str:
+    """A short one-line rendering of a spec value for a message."""
+    plain = _plain(value)
+    text = f"'{plain}'" if isinstance(plain, str) else json.dumps(plain, ensure_ascii=False, default=str)
+    text = printable(text)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _holds(patch: Any, old: Any, container: Any, path: str, walked: str, span: SourceSpan,
+           diags: Diagnostics) -> bool:
+    """A patch's ``was`` is what its path holds; else an error at ``was``, naming where in the list
+    the expected value is, if it is there."""
+    was = patch["was"]
+    if _matches(old, was):
+        return True
+    hint = None
+    if isinstance(container, list):
+        found = [i for i, item in enumerate(container) if _matches(item, was)]
+        if found:
+            hint = f"that is item {found[0]} of {printable(walked)}: the path {printable(walked)}/{found[0]}"
+            if isinstance(container[found[0]], dict) and isinstance(container[found[0]].get("name"), str):
+                hint += f" or {printable(walked)}/{printable(container[found[0]]['name'])}"
+    diags.error(value_span(patch, "was") or span, f"patch path {printable(path)} holds {_shown(old)}, "
+                f"not what `was` says ({_shown(was)})", hint)
+    return False
+
+
+def _step(node: Any, part: str, walked: str, span: SourceSpan, diags: Diagnostics,
+          part_span: SourceSpan | None = None) -> Any:
     if isinstance(node, dict):
         if part not in node:
             diags.error(span, f"patch path: no key '{part}' in {walked or '/'}", did_you_mean(part, node.keys()))
@@ -313,6 +390,9 @@ def _step(node: Any, part: str, walked: str, span: SourceSpan, diags: Diagnostic
         if _KEYED in part:
             index = _keyed_index(node, part, walked, span, diags)
             return None if index is None else node[index]
+        if _is_name(part):
+            index = _named_index(node, part, walked, part_span or span, diags)
+            return None if index is None else node[index]
         if not part.isdigit() or int(part) >= len(node):
             diags.error(span, f"patch path: no item '{part}' in the list {walked} (it has {len(node)} items)")
             return None
@@ -321,14 +401,17 @@ def _step(node: Any, part: str, walked: str, span: SourceSpan, diags: Diagnostic
     return None
 
 
-def _list_index(node: list, last: str, op: str, path: str, span: SourceSpan, diags: Diagnostics) -> int | None:
+def _list_index(node: list, last: str, op: str, path: str, span: SourceSpan, diags: Diagnostics,
+                last_span: SourceSpan | None = None) -> int | None:
     if last == "-" and op == "add":
         return len(node)
     if _KEYED in last:  # add inserts before the item, as before an index
         return _keyed_index(node, last, path.rsplit("/", 1)[0], span, diags)
+    if _is_name(last):  # add inserts before the named item
+        return _named_index(node, last, path.rsplit("/", 1)[0], last_span or span, diags)
     if not last.isdigit():
         diags.error(span, f"patch path {path}: a list index must be a number" + (" or '-'" if op == "add" else "")
-                    + ", or key=value to name an item (name=Ace)")
+                    + ", a statement's name, or key=value to name an item (name=Ace)")
         return None
     index = int(last)
     limit = len(node) if op == "add" else len(node) - 1
@@ -339,6 +422,30 @@ def _list_index(node: list, last: str, op: str, path: str, span: SourceSpan, dia
 
 
 _KEYED = "="  # a list step `key=value` names the one item whose `key` is `value`
+
+
+def _is_name(part: str) -> bool:
+    """A list step that is a name (of a statement, or of any item with a `name`): a letter first."""
+    return part[:1].isalpha() and part.isascii()
+
+
+def _named_index(node: list, name: str, walked: str, span: SourceSpan, diags: Diagnostics) -> int | None:
+    """The position of the one item of ``node`` named ``name`` (``{name: ..., ...}``), like
+    ``name=...`` but written as the name alone: ``/round/setup/shuffle-pile``."""
+    where = printable(walked or "/")
+    found = [i for i, item in enumerate(node) if isinstance(item, dict) and _scalar_text(item.get("name")) == name]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        diags.error(span, f"patch path: {len(found)} items of the list {where} are named '{printable(name)}' "
+                    f"(items {_listed(str(i) for i in found)})", "give each statement of a list its own name")
+        return None
+    names = [text for item in node if isinstance(item, dict) and (text := _scalar_text(item.get("name"))) is not None]
+    hint = did_you_mean(name, names) or (f"its names: {_listed(names)}" if names else
+                                         f"no item of it has a name: name one ({{name: {printable(name)}, do: ...}}) "
+                                         f"or use its index (0 to {len(node) - 1})" if node else "the list is empty")
+    diags.error(span, f"patch path: nothing in the list {where} is named '{printable(name)}'", hint)
+    return None
 
 
 def _scalar_text(value: Any) -> str | None:
