@@ -8,17 +8,19 @@ they were written in, so errors point into the right file.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 import os
 import posixpath
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from .errors import Diagnostics, SourceSpan, VariantError, did_you_mean, printable
 from .source import PosDict, PosList, PosStr, key_span, load_yaml, read_spec_file, value_span
 
-__all__ = ["load_with_variants", "MAX_EXTENDS_DEPTH", "SPEC_SUFFIXES", "resolve_root"]
+__all__ = ["load_with_variants", "MAX_EXTENDS_DEPTH", "SPEC_SUFFIXES", "resolve_root", "VariantStep", "variant_steps"]
 
 MAX_EXTENDS_DEPTH = 8
 
@@ -118,7 +120,7 @@ def _base_path(data: PosDict, path: str, root: str, diags: Diagnostics) -> tuple
 def load_with_variants(path: str, diags: Diagnostics, text: str | None = None,
                        _chain: tuple[str, ...] = (), _span: SourceSpan | None = None,
                        root: str | None = None, _real: str | None = None,
-                       files: Mapping[str, str] | None = None) -> Any:
+                       files: Mapping[str, str] | None = None, _observe: Observer | None = None) -> Any:
     """Load ``path`` (or ``text`` named ``path``), resolving ``extends`` recursively.
 
     Files are read only inside ``root`` (by default the folder of ``path``). With ``files``
@@ -126,7 +128,7 @@ def load_with_variants(path: str, diags: Diagnostics, text: str | None = None,
     nothing is read from disk: the top spec is ``text``.
     """
     if files is not None:
-        return _load_from(path, text if text is not None else files.get(path, ""), files, diags)
+        return _load_from(path, text if text is not None else files.get(path, ""), files, diags, observe=_observe)
     root = resolve_root(path, root) if not _chain else (root or ".")
     if text is None:
         if _real is None:
@@ -151,11 +153,11 @@ def load_with_variants(path: str, diags: Diagnostics, text: str | None = None,
     _check_chain(chain, base_real, [os.path.basename(c) for c in chain] + [os.path.basename(base_path)], ref_span,
                  diags)
     base = load_with_variants(base_path, diags, None, chain, ref_span, root, base_real)
-    return _merged(base, data, base_ref, ref_span, diags)
+    return _merged(base, data, base_ref, ref_span, diags, _observe)
 
 
 def _load_from(path: str, text: str, files: Mapping[str, str], diags: Diagnostics,
-               chain: tuple[str, ...] = ()) -> Any:
+               chain: tuple[str, ...] = (), observe: Observer | None = None) -> Any:
     """``load_with_variants`` over the texts of ``files`` only."""
     data = load_yaml(text, path, diags)
     if not isinstance(data, PosDict) or "extends" not in data:
@@ -168,7 +170,7 @@ def _load_from(path: str, text: str, files: Mapping[str, str], diags: Diagnostic
     chain = chain + (path,)
     _check_chain(chain, key, [*chain, key], ref_span, diags)
     base = _load_from(key, files[key], files, diags, chain)
-    return _merged(base, data, str(data["extends"]), ref_span, diags)
+    return _merged(base, data, str(data["extends"]), ref_span, diags, observe)
 
 
 def _check_chain(chain: tuple[str, ...], base: str, shown: list[str], span: SourceSpan | None,
@@ -183,21 +185,65 @@ def _check_chain(chain: tuple[str, ...], base: str, shown: list[str], span: Sour
         diags.raise_if_any(VariantError)
 
 
-def _merged(base: Any, data: PosDict, base_ref: str, ref_span: SourceSpan | None, diags: Diagnostics) -> Any:
-    """The variant ``data`` applied to its ``base``: sections merged, then its patches."""
+def _merged(base: Any, data: PosDict, base_ref: str, ref_span: SourceSpan | None, diags: Diagnostics,
+            observe: Observer | None = None) -> Any:
+    """The variant ``data`` applied to its ``base``: sections merged, then its patches (``observe``
+    sees the data before the variant, after its sections are merged and after each patch)."""
     if not isinstance(base, PosDict):
         diags.error(ref_span, f"{printable(base_ref)} is not a spec (a mapping of sections)")
         diags.raise_if_any(VariantError)
     base.pop("variants", None)  # a variant lists its own test cases, if any
+    if observe is not None:
+        observe(VariantStep("base", base_ref, ref_span), base)
     _check_new_options(base.get("options"), data.get("options"), diags)
-    for key, value in data.items():
-        if key in ("extends", "patches"):
-            continue
-        _merge_key(base, key, value, data)
+    merged = [key for key in data if key not in ("extends", "patches")]
+    for key in merged:
+        _merge_key(base, key, data[key], data)
+    if observe is not None and merged:
+        observe(VariantStep("sections", ", ".join(str(k) for k in merged), key_span(data, merged[0])), base)
     for i, patch in enumerate(data.get("patches") or []):
-        _apply_patch(base, patch, value_span(data["patches"], i) or ref_span or data.span, diags)
+        span = value_span(data["patches"], i) or ref_span or data.span
+        count = len(diags.items)
+        _apply_patch(base, patch, span, diags)
+        if observe is not None and len(diags.items) == count:
+            observe(VariantStep("patch", _patch_label(patch), span, i), base)
     diags.raise_if_any(VariantError)
     return base
+
+
+@dataclass(frozen=True)
+class VariantStep:
+    """One step of a variant: ``kind`` is "base" (the data before the variant; ``label`` is its
+    `extends`), "sections" (its sections merged; ``label`` names them) or "patch" (number
+    ``index``; ``label`` is its op and path)."""
+
+    kind: str
+    label: str
+    span: SourceSpan | None
+    index: int = -1
+
+
+Observer = Callable[[VariantStep, Any], None]
+
+
+def _patch_label(patch: Any) -> str:
+    return printable(f"{patch.get('op')} {patch.get('path')}")[:200] if isinstance(patch, dict) else "patch"
+
+
+def variant_steps(path: str, diags: Diagnostics, text: str | None = None, root: str | None = None,
+                  files: Mapping[str, str] | None = None,
+                  max_steps: int = 64) -> tuple[Any, list[tuple[VariantStep, Any]]]:
+    """The spec at ``path`` loaded as ``load_with_variants`` does, and a copy of its data at each
+    step of its own variant (the first ``max_steps``): its base, after its sections are merged, after
+    each patch. No steps when the file has no `extends`. Raises VariantError as loading does."""
+    steps: list[tuple[VariantStep, Any]] = []
+
+    def observe(step: VariantStep, data: Any) -> None:
+        if len(steps) < max_steps:
+            steps.append((step, copy.deepcopy(data)))
+
+    data = load_with_variants(path, diags, text, root=root, files=files, _observe=observe)
+    return data, steps
 
 
 def _check_new_options(base: Any, options: Any, diags: Diagnostics) -> None:
