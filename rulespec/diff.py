@@ -349,10 +349,12 @@ def _step_label(step: VariantStep) -> str:
     return f"patch {step.index + 1}: {step.label}"
 
 
-def _step_effects(path: str, steps: list[tuple[VariantStep, Any]], options: Mapping[str, Any]) -> list[StepEffect]:
-    """What each step changes in the one before it (the first step is the variant's base)."""
+def _step_effects(path: str, steps: list[tuple[VariantStep, Any]], options: Mapping[str, Any],
+                  base: GameDef | None = None) -> list[StepEffect]:
+    """What each step changes in the one before it (the first step is the variant's base, compiled
+    as ``base`` when given)."""
     effects = []
-    before, problem = _try_compile(steps[0][1], path, options)
+    before = base or _try_compile(steps[0][1], path, options)[0]
     texts: dict[int, str] = {}
     for step, data in steps[1:]:
         after, after_problem = _try_compile(data, path, options)
@@ -367,13 +369,12 @@ def _step_effects(path: str, steps: list[tuple[VariantStep, Any]], options: Mapp
             changes = _structure_changes(before, after) + _rule_changes(old, new)
             effects.append(StepEffect(_step_label(step), step.span, tuple(changes)))
         before = after
-    del problem
     return effects
 
 
 def diff_variant(path: str, base_path: str | None = None, text: str | None = None, root: str | None = None,
                  files: Mapping[str, str] | None = None,
-                 options: Mapping[str, Any] | None = None) -> VariantDiff | None:
+                 options: Mapping[str, Any] | None = None, max_steps: int = MAX_STEPS) -> VariantDiff | None:
     """What the spec at ``path`` (or ``text``) changes in ``base_path`` (by default the spec its own
     `extends` names), and what each of its own steps changes (its sections merged, each patch).
 
@@ -382,7 +383,8 @@ def diff_variant(path: str, base_path: str | None = None, text: str | None = Non
     """
     options = dict(options or {})
     diags = Diagnostics()
-    data, steps = variant_steps(path, diags, text, root=root, files=files, max_steps=MAX_STEPS + 2)
+    max_steps = max(0, min(max_steps, MAX_STEPS))
+    data, steps, count = variant_steps(path, diags, text, root=root, files=files, max_steps=max_steps + 2)
     variant = _compiled(data, path, options)
     if base_path is not None:
         base_diags = Diagnostics()
@@ -396,10 +398,11 @@ def diff_variant(path: str, base_path: str | None = None, text: str | None = Non
     else:
         return None
     changes = tuple(diff_gamedefs(base, variant))
-    effects = tuple(_step_effects(path, steps, options)) if steps else ()
+    own_base = base if base_path is None else None
+    effects = tuple(_step_effects(path, steps, options, own_base)) if steps else ()
     notes = []
-    if len(steps) >= MAX_STEPS + 2:
-        notes.append(f"(only the first {MAX_STEPS} steps of the variant are shown one by one)")
+    if count > len(steps):
+        notes.append(f"(only the first {len(steps) - 1} of the variant's {count - 1} steps are shown one by one)")
     if not steps:
         notes.append(f"({printable(path)} has no `extends`: it is compared as a whole)")
     return VariantDiff(printable(base_name), printable(path), changes, effects, tuple(notes))

@@ -232,18 +232,21 @@ def _patch_label(patch: Any) -> str:
 
 def variant_steps(path: str, diags: Diagnostics, text: str | None = None, root: str | None = None,
                   files: Mapping[str, str] | None = None,
-                  max_steps: int = 64) -> tuple[Any, list[tuple[VariantStep, Any]]]:
+                  max_steps: int = 64) -> tuple[Any, list[tuple[VariantStep, Any]], int]:
     """The spec at ``path`` loaded as ``load_with_variants`` does, and a copy of its data at each
     step of its own variant (the first ``max_steps``): its base, after its sections are merged, after
-    each patch. No steps when the file has no `extends`. Raises VariantError as loading does."""
+    each patch; and how many steps there are in all. No steps when the file has no `extends`.
+    Raises VariantError as loading does."""
     steps: list[tuple[VariantStep, Any]] = []
+    seen = [0]
 
     def observe(step: VariantStep, data: Any) -> None:
+        seen[0] += 1
         if len(steps) < max_steps:
             steps.append((step, copy.deepcopy(data)))
 
     data = load_with_variants(path, diags, text, root=root, files=files, _observe=observe)
-    return data, steps
+    return data, steps, seen[0]
 
 
 def _check_new_options(base: Any, options: Any, diags: Diagnostics) -> None:
