@@ -12,7 +12,7 @@ import pytest
 import rulespec
 from rulespec.describe import describe
 from rulespec.diff import Change, diff_variant
-from tests.conftest import GAMES
+from tests.conftest import GAMES, ROOT
 from tests.support import run
 
 
@@ -180,3 +180,19 @@ def test_validate_verbose_shows_what_each_variant_changes(folder):
     # the base itself is no variant: nothing after its deck lines
     after_base = lines[lines.index(f"{folder / 'highjack.yaml'}: ok (Highjack)") + 1:]
     assert all(line.startswith("  Deck") for line in after_base)
+
+
+def test_the_documented_example_is_what_diff_prints(folder, monkeypatch):
+    """docs/cli.md's `rulespec diff` example, run: its output is the one documented."""
+    doc = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    section = doc[doc.index("## `rulespec diff`"):doc.index("## `rulespec compile`")]
+    variant_text = re.search(r"```yaml\n(.*?)```", section, re.S)
+    printed = re.search(r"```text\n\$ rulespec diff (\S+) (\S+)\n(.*?)```", section, re.S)
+    assert variant_text and printed
+    base, name, expected = printed.groups()
+    assert base == "highjack.yaml"
+    write(folder, name, variant_text.group(1))
+    monkeypatch.chdir(folder)
+    status, out, err = run("diff", base, name)
+    assert (status, err) == (0, "")
+    assert out == expected, "docs/cli.md's example is out of date: it prints\n" + out
