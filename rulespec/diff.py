@@ -4,7 +4,7 @@ The rules of both specs are written out by ``rulespec.describe`` for players; th
 compared section by section, step by step (a changed step shows before -> after, located as the
 rulebook numbers it: "Setup of each round, step 3"), table rows by their first cell (a card's
 copies and points). The player counts and the options (defaults, bounds, values) are compared from
-the specs' structure. A variant file's own steps (its merged sections, each of its patches) are
+the specs' structure (the text's options section is left to it). A variant file's own steps (its merged sections, each of its patches) are
 compared one after the other too, so every patch's effect is shown, or said to be nothing the
 rules show.
 """
