@@ -3,10 +3,10 @@
 The rules of both specs are written out by ``rulespec.describe`` for players; the two texts are
 compared section by section, step by step (a changed step shows before -> after, located as the
 rulebook numbers it: "Setup of each round, step 3"), table rows by their first cell (a card's
-copies and points). The player counts and the options (defaults, bounds, values) are compared from
-the specs' structure (the text's options section is left to it). A variant file's own steps (its merged sections, each of its patches) are
-compared one after the other too, so every patch's effect is shown, or said to be nothing the
-rules show.
+copies and points). The player counts and the options (defaults, bounds, values) are compared
+from the specs' structure (the text's options section is left to it). A variant file's own
+steps (its merged sections, each of its patches) are compared one after the other too, so every
+patch's effect is shown, or said to be nothing the rules show.
 """
 
 from __future__ import annotations
@@ -385,6 +385,8 @@ def diff_variant(path: str, base_path: str | None = None, text: str | None = Non
     diags = Diagnostics()
     max_steps = max(0, min(max_steps, MAX_STEPS))
     data, steps, count = variant_steps(path, diags, text, root=root, files=files, max_steps=max_steps + 2)
+    if base_path is None and not steps:
+        return None
     variant = _compiled(data, path, options)
     if base_path is not None:
         base_diags = Diagnostics()
@@ -392,11 +394,9 @@ def diff_variant(path: str, base_path: str | None = None, text: str | None = Non
                                        root=root, files=files)
         base = _compiled(base_data, base_path, options)
         base_name = base_path
-    elif steps:
+    else:
         base = _compiled(steps[0][1], path, options)
         base_name = steps[0][0].label
-    else:
-        return None
     changes = tuple(diff_gamedefs(base, variant))
     own_base = base if base_path is None else None
     effects = tuple(_step_effects(path, steps, options, own_base)) if steps else ()
