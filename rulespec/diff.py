@@ -384,7 +384,7 @@ def diff_variant(path: str, base_path: str | None = None, text: str | None = Non
     options = dict(options or {})
     diags = Diagnostics()
     max_steps = max(0, min(max_steps, MAX_STEPS))
-    data, steps, count = variant_steps(path, diags, text, root=root, files=files, max_steps=max_steps + 2)
+    data, steps, count = variant_steps(path, diags, text, root=root, files=files, max_steps=max_steps + 1)
     if base_path is None and not steps:
         return None
     variant = _compiled(data, path, options)

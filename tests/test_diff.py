@@ -196,3 +196,18 @@ def test_the_documented_example_is_what_diff_prints(folder, monkeypatch):
     status, out, err = run("diff", base, name)
     assert (status, err) == (0, "")
     assert out == expected, "docs/cli.md's example is out of date: it prints\n" + out
+
+
+def test_the_steps_shown_one_by_one_are_bounded(tmp_path):
+    from tests.test_variants_named_statements import BASE
+
+    (tmp_path / "base.yaml").write_text(BASE, encoding="utf-8")
+    patches = "".join(f"  - {{op: replace, path: /round/end_when, value: turn >= {n}}}\n" for n in range(7, 12))
+    path = write(tmp_path, "v.yaml", "extends: base.yaml\npatches:\n" + patches)
+    found = diff_variant(str(path), max_steps=3)
+    assert found is not None and len(found.steps) == 3
+    assert found.notes == ("(only the first 3 of the variant's 5 steps are shown one by one)",)
+    assert [s.label for s in found.steps] == [f"patch {n}: replace /round/end_when" for n in (1, 2, 3)]
+    assert all(s.changes for s in found.steps)
+    # the whole variant is still compared in full
+    assert [c.after for c in found.changes if c.kind == "changed"] and "11" in found.text()
