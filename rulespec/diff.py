@@ -161,7 +161,8 @@ def _lines(text: str) -> list[_Line]:
             if not header:
                 header = cells
                 continue
-            out.append(_Line(section, cells[0] or "row", " | ".join(cells), header, cells))
+            text = ", ".join(f"{name} {cell}" for name, cell in zip(header[1:], cells[1:]) if cell)
+            out.append(_Line(section, cells[0] or "row", text or " | ".join(cells), header, cells))
             continue
         header = ()
         bullet = _BULLET.match(line)

@@ -142,7 +142,7 @@ patches:
     assert "Options, fast: added: bool, default true" in texts
     assert "Cards, Lighter, points: 10 -> 11" in texts
     removed = [c for c in found.changes if c.kind == "removed" and c.where == "Cards, Bong"]
-    assert len(removed) == 1 and removed[0].before.startswith("Bong | 3 | stash | 20")
+    assert len(removed) == 1 and removed[0].before == "copies 3, type stash, points 20"
 
 
 def test_a_spec_without_extends_needs_a_base(folder):
