@@ -23,6 +23,7 @@ from .codegen_blocks import HELPERS, block_lines, block_writer, has_own_errors
 from .effects import compile_block_closure
 from .errors import RuleError
 from .expressions import local_name
+from .frames import BLOCK, PENDING_LEGAL, PENDING_PAYLOAD, STARTED
 from .state import Pending
 
 __all__ = ["generate_choice", "generate_lone_turn", "bind_card"]
@@ -247,7 +248,8 @@ def _entry_lines(w: _Writer, code: Any, push: Any, own_env: bool = False) -> lis
               f"        s.pending = {w.name_of(tuple.__new__)}({w.name_of(Pending)}, (_p, "
               f"{'_ids' if ordered or distinct else 'sorted(_ids)'}, None, {code.index!r}, {env}))"]
     if code.orelse is not None:
-        lines += ["    else:", f"        {w.name_of(push)}(s, [{code.orelse!r}, 0, _cp(e)])"]
+        orelse = BLOCK.display(code=repr(code.orelse), pc="0", env="_cp(e)")
+        lines += ["    else:", f"        {w.name_of(push)}(s, {orelse})"]
     return lines
 
 
@@ -263,7 +265,8 @@ def generate_lone_turn(gen: Codegen, code: Any, push: Any, step_by: int, num_pla
     w = _Writer(gen, env=True)
     w.answered = True
     call = f"{w.name_of(general)}(s, frame)"
-    lines = ["def _t(s, frame):", "    if frame[2] == 0 or s.next_seat >= 0:", f"        {call}", "        return",
+    lines = ["def _t(s, frame):", f"    if frame[{STARTED!r}] == 0 or s.next_seat >= 0:", f"        {call}",
+             "        return",
              f"    _p = (s.current + {step_by!r}) % {num_players!r}", "    if s.skips[_p] > 0:", f"        {call}",
              "        return", "    s.current = _p", "    s.turn += 1", "    e = {}", "    try:",
              *("    " + line for line in _entry_lines(w, code, push, own_env=True)),
@@ -322,7 +325,7 @@ def _collect_all(w: _Writer, code: Any, tiers: Any, distinct: bool = False) -> l
 def _choice_resolve(gen: Codegen, code: Any, push: Any) -> Any:
     statements = block_writer(gen)  # (an alternative's body is written in line, by the same writer)
     w = statements.w
-    lines = ["def _r(s, _pn, _ix):", "    _a = _pn[1][_ix]", "    e = _cp(_pn[4])"]
+    lines = ["def _r(s, _pn, _ix):", f"    _a = _pn[{PENDING_LEGAL!r}][_ix]", f"    e = _cp(_pn[{PENDING_PAYLOAD!r}])"]
     for alt in code.alts:
         lines.append(f"    if {alt.offset!r} <= _a < {alt.offset + alt.size!r}:")
         if alt.steps:
@@ -344,7 +347,7 @@ def _choice_resolve(gen: Codegen, code: Any, push: Any) -> Any:
             body = block_lines(statements, alt.body, 2, private_env=True)
             lines += body if body is not None else [f"        {w.name_of(_body_closure(gen, alt))}(s, e)"]
         else:
-            lines.append(f"        {w.name_of(push)}(s, [{alt.body_code!r}, 0, e])")
+            lines.append(f"        {w.name_of(push)}(s, {BLOCK.display(code=repr(alt.body_code), pc='0', env='e')})")
         lines.append("        return")
     lines.append(f"    _fail({w.name_of('internal: the action belongs to no alternative')}, {w.name_of(code.span)})")
     return gen.load(f"r{len(gen.units)}", lines, {**HELPERS, "_cd": bind_card, **w.names}, "_r")

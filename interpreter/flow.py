@@ -7,13 +7,9 @@ must decide, a chance event is pending, or the match is over. Statements that ca
 wait are single closures (see ``effects``); only choices (and, with explicit chance,
 random draws) become frames.
 
-Frame layouts (index 0 is always the code index):
-    block   [i, pc, env]                 for      [i, envs, next, env]
-    repeat  [i, count, env]              while    [i, count, env]
-    draw    [i, remaining, src, dst, face, mode]
-    deal    [i, pos, total, src, targets, face]
-    match   [i, stage]                   round    [i, stage, next phase]
-    phase   [i, phase index, started]
+Every kind of frame has its layout declared once, by name, in ``frames`` (with the check of a
+saved one); the codes here index frames by its constants (``frame[PC]``) and name their
+layout (``BlockCode.layout``).
 """
 
 from __future__ import annotations
@@ -43,7 +39,44 @@ from .effects import (
 )
 from .errors import BudgetError, RuleError
 from .expressions import compile_expr, compile_list, env_of_args, text_of_type, type_of
-from .frames import DIRECT_DEPTH, MAX_FRAMES, enter_block, enter_call, procedure_entry
+from .frames import (
+    BLOCK,
+    CODE,
+    COUNT,
+    DEAL,
+    DEAL_FACE,
+    DEAL_POS,
+    DEAL_SRC,
+    DEAL_TARGETS,
+    DEAL_TOTAL,
+    DIRECT_DEPTH,
+    DRAW,
+    DRAW_DST,
+    DRAW_FACE,
+    DRAW_LEFT,
+    DRAW_MODE,
+    DRAW_SRC,
+    ENV,
+    FOR,
+    FOR_ENVS,
+    FOR_NEXT,
+    HANDED_BACK,
+    LOOP_ENV,
+    MATCH,
+    MAX_FRAMES,
+    NEXT_PHASE,
+    PC,
+    PHASE,
+    REPEAT,
+    ROUND,
+    STAGE,
+    STARTED,
+    WHILE,
+    Layout,
+    enter_block,
+    enter_call,
+    procedure_entry,
+)
 from .state import CHANCE, Pending, State, move_card
 
 __all__ = ["run", "resolve", "compile_flow", "fill_block", "waits", "BlockCode", "MAX_FRAMES"]
@@ -93,16 +126,16 @@ def resolve(s: State, pending: Pending | None, index: int) -> None:
     ends_at = game.ends_at
     while s.pending is None and stack:
         frame = stack[-1]
-        end = ends_at[frame[0]]
-        if end is not None and frame[1] >= end:
+        end = ends_at[frame[CODE]]
+        if end is not None and frame[PC] >= end:
             # a block past its last statement (as a turn is, after its decision): leaving the
             # stack is all its step would do, so it leaves without a call (at the same cost)
             stack.pop()
             s.ops -= 1
             if s.ops < 0:
-                overrun(s, codes[frame[0]].span)
+                overrun(s, codes[frame[CODE]].span)
             continue
-        code = codes[frame[0]]
+        code = codes[frame[CODE]]
         try:
             code.step(s, frame)
             # blocks (an end) check after each of their statements; other steps (a turn starting,
@@ -128,19 +161,19 @@ def unwind(s: State, level: str) -> None:
         level = "round"
     while stack:
         frame = stack[-1]
-        kind = codes[frame[0]].level
+        kind = codes[frame[CODE]].level
         if kind == "phase" and level in ("turn", "phase"):
             if level == "phase":
                 stack.pop()
             return
         if kind == "round" and level in ("round", "turn", "phase"):
-            if frame[1] < 2:
-                frame[1] = 2  # straight to scoring
+            if frame[STAGE] < 2:
+                frame[STAGE] = 2  # straight to scoring
                 s.in_play = False
             # already scoring (`end game` there): the round still ends normally
             return
         if kind == "match":
-            frame[1] = 2
+            frame[STAGE] = 2
             return
         stack.pop()
 
@@ -151,6 +184,7 @@ def unwind(s: State, level: str) -> None:
 class Code:
     level = ""
     index = -1
+    layout: Layout | None = None  # the layout of its frames (frames); None: it never has a frame
     span: Any = None  # where the code is written: run-time errors of its steps point there
 
     def step(self, s: State, frame: list) -> None:
@@ -164,6 +198,7 @@ class BlockCode(Code):
     """A list of statements; simple ones are closures, waiting ones enter frames."""
 
     # no __slots__: a generated ``step`` (codegen_blocks) replaces the method per instance
+    layout = BLOCK
 
     def __init__(self, span: Any) -> None:
         self.spans: tuple[Any, ...] = ()
@@ -182,8 +217,8 @@ class BlockCode(Code):
 
     def step(self, s: State, frame: list) -> None:
         stmts = self.stmts
-        env = frame[2]
-        pc = frame[1]
+        env = frame[ENV]
+        pc = frame[PC]
         n = len(stmts)
         check = self.check
         try:
@@ -195,10 +230,10 @@ class BlockCode(Code):
                     if check is not None and s.dirty and s.in_play:
                         s.dirty = False
                         if check(s):
-                            frame[1] = pc
+                            frame[PC] = pc
                             raise EndSignal("round")
                 else:
-                    frame[1] = pc
+                    frame[PC] = pc
                     fn(s, env)
                     return
         except PYTHON_ERRORS as exc:
@@ -238,6 +273,7 @@ def lone_choice_entry(code: BlockCode) -> Callable[[State, dict], None]:
 
 class ForCode(Code):
     __slots__ = ("envs", "body", "body_code")
+    layout = FOR
     envs: Callable[[State, dict], list[dict]]
     body: int
     body_code: Code
@@ -246,12 +282,12 @@ class ForCode(Code):
         s.stack.append([self.index, self.envs(s, env), 0, env])
 
     def step(self, s: State, frame: list) -> None:
-        envs = frame[1]
-        i = frame[2]
+        envs = frame[FOR_ENVS]
+        i = frame[FOR_NEXT]
         if i >= len(envs):
             s.stack.pop()
             return
-        frame[2] = i + 1
+        frame[FOR_NEXT] = i + 1
         body = [self.body, 0, dict(envs[i])]
         stack = s.stack  # enter_block, in line: this runs once an item
         stack.append(body)
@@ -261,6 +297,7 @@ class ForCode(Code):
 
 class RepeatCode(Code):
     __slots__ = ("body", "body_code", "until", "limit", "span")
+    layout = REPEAT
     body: int
     body_code: Code
     until: Callable[[State, dict], Any]
@@ -271,21 +308,22 @@ class RepeatCode(Code):
         s.stack.append([self.index, 0, env])
 
     def step(self, s: State, frame: list) -> None:
-        count = frame[1]
+        count = frame[COUNT]
         # the body's env, handed back by the body as it ended (never saved: this step
         # follows the body's end within the same step of the rules)
-        env = frame.pop() if len(frame) > 3 else frame[2]
+        env = frame.pop() if len(frame) > HANDED_BACK else frame[LOOP_ENV]
         if count > 0 and self.until(s, env):
             s.stack.pop()
             return
         if count >= self.limit:
             raise RuleError(f"`repeat` ran {self.limit} times without its `until` becoming true", self.span)
-        frame[1] = count + 1
-        enter_block(s, self.body_code, [self.body, 0, dict(frame[2])])
+        frame[COUNT] = count + 1
+        enter_block(s, self.body_code, [self.body, 0, dict(frame[LOOP_ENV])])
 
 
 class WhileCode(Code):
     __slots__ = ("body", "body_code", "cond", "limit", "span")
+    layout = WHILE
     body: int
     body_code: Code
     cond: Callable[[State, dict], Any]
@@ -296,13 +334,13 @@ class WhileCode(Code):
         s.stack.append([self.index, 0, env])
 
     def step(self, s: State, frame: list) -> None:
-        if not self.cond(s, frame[2]):
+        if not self.cond(s, frame[LOOP_ENV]):
             s.stack.pop()
             return
-        if frame[1] >= self.limit:
+        if frame[COUNT] >= self.limit:
             raise RuleError(f"`while` ran {self.limit} times and its condition still holds", self.span)
-        frame[1] += 1
-        enter_block(s, self.body_code, [self.body, 0, dict(frame[2])])
+        frame[COUNT] += 1
+        enter_block(s, self.body_code, [self.body, 0, dict(frame[LOOP_ENV])])
 
 
 class Alt:
@@ -332,7 +370,7 @@ class Alt:
 
 
 class ChooseCode(Code):
-    """A decision. Its pending form is ``[player, legal ids, None, code, env]``: only the ids;
+    """A decision. Its pending record is ``(player, legal ids, None, code, env)`` (``frames.PENDING``): only the ids;
     the chosen id is decoded back into its parameters when it is applied.
 
     ``enter`` and ``resolve_choice`` below are the reference; with code generation on, the
@@ -587,6 +625,7 @@ class DrawCode(Code):
     """draw N / move top|bottom|random ZONE, with each random card a chance event."""
 
     __slots__ = ("count", "source", "dest", "face", "mode", "fewest")
+    layout = DRAW
     count: Callable[[State, dict], Any] | None
     source: Callable[[State, dict], Any]
     dest: Callable[[State, dict], Any]
@@ -603,35 +642,36 @@ class DrawCode(Code):
 
     def step(self, s: State, frame: list) -> None:
         kind_of = s.game.cards.kind_of
-        while frame[1] > 0:
-            src = frame[2]
+        while frame[DRAW_LEFT] > 0:
+            src = frame[DRAW_SRC]
             cards = s.zones[src]
             if not cards:
                 break
-            if frame[5] == 2 or s.shuffled[src]:
+            if frame[DRAW_MODE] == 2 or s.shuffled[src]:
                 counts = _kinds_in(cards, kind_of)
                 if len(counts) >= self.fewest:
                     _chance_node(s, self.index, counts, None)
                     return
                 card = cards[-1]
             else:
-                card = cards[-1] if frame[5] == TOP else cards[0]
-            move_card(s, card, frame[3], frame[4])
-            frame[1] -= 1
+                card = cards[-1] if frame[DRAW_MODE] == TOP else cards[0]
+            move_card(s, card, frame[DRAW_DST], frame[DRAW_FACE])
+            frame[DRAW_LEFT] -= 1
         s.stack.pop()
 
     def resolve_chance(self, s: State, pending: Pending, index: int) -> None:
         frame = s.stack[-1]
         kind = pending.legal[index]
         kind_of = s.game.cards.kind_of
-        cards = s.zones[frame[2]]
+        cards = s.zones[frame[DRAW_SRC]]
         card = next(c for c in reversed(cards) if kind_of[c] == kind)
-        move_card(s, card, frame[3], frame[4])
-        frame[1] -= 1
+        move_card(s, card, frame[DRAW_DST], frame[DRAW_FACE])
+        frame[DRAW_LEFT] -= 1
 
 
 class DealCode(Code):
     __slots__ = ("count", "source", "targets", "face", "fewest")
+    layout = DEAL
     count: Callable[[State, dict], Any]
     source: Callable[[State, dict], Any]
     targets: Callable[[State], list[int]]
@@ -645,9 +685,9 @@ class DealCode(Code):
     def step(self, s: State, frame: list) -> None:
         kind_of = s.game.cards.kind_of
         faces = s.game.zone_face
-        targets = frame[4]
-        while frame[1] < frame[2]:
-            src = frame[3]
+        targets = frame[DEAL_TARGETS]
+        while frame[DEAL_POS] < frame[DEAL_TOTAL]:
+            src = frame[DEAL_SRC]
             cards = s.zones[src]
             if not cards:
                 break
@@ -656,9 +696,9 @@ class DealCode(Code):
                 if len(counts) >= self.fewest:
                     _chance_node(s, self.index, counts, None)
                     return
-            dst = targets[frame[1] % len(targets)]
-            move_card(s, cards[-1], dst, faces[dst] if frame[5] < 0 else frame[5])
-            frame[1] += 1
+            dst = targets[frame[DEAL_POS] % len(targets)]
+            move_card(s, cards[-1], dst, faces[dst] if frame[DEAL_FACE] < 0 else frame[DEAL_FACE])
+            frame[DEAL_POS] += 1
         s.stack.pop()
 
     def resolve_chance(self, s: State, pending: Pending, index: int) -> None:
@@ -666,11 +706,11 @@ class DealCode(Code):
         kind = pending.legal[index]
         kind_of = s.game.cards.kind_of
         faces = s.game.zone_face
-        cards = s.zones[frame[3]]
+        cards = s.zones[frame[DEAL_SRC]]
         card = next(c for c in reversed(cards) if kind_of[c] == kind)
-        dst = frame[4][frame[1] % len(frame[4])]
-        move_card(s, card, dst, faces[dst] if frame[5] < 0 else frame[5])
-        frame[1] += 1
+        dst = frame[DEAL_TARGETS][frame[DEAL_POS] % len(frame[DEAL_TARGETS])]
+        move_card(s, card, dst, faces[dst] if frame[DEAL_FACE] < 0 else frame[DEAL_FACE])
+        frame[DEAL_POS] += 1
 
 
 class RandomPickCode(Code):
@@ -721,7 +761,7 @@ class LetChanceCode(Code):
 
     def resolve_chance(self, s: State, pending: Pending, index: int) -> None:
         outcome = pending.legal[index]
-        s.stack[-1][2][self.name] = pending.payload[str(outcome)]
+        s.stack[-1][ENV][self.name] = pending.payload[str(outcome)]
 
 
 # ====================================================================== flow codes
@@ -729,6 +769,7 @@ class LetChanceCode(Code):
 
 class MatchCode(Code):
     level = "match"
+    layout = MATCH
 
     def __init__(self, setup: int | None, end_when: list, round_code: int, finish: Callable[[State], None]):
         self.setup = setup
@@ -737,9 +778,9 @@ class MatchCode(Code):
         self.finish = finish
 
     def step(self, s: State, frame: list) -> None:
-        stage = frame[1]
+        stage = frame[STAGE]
         if stage == 0:
-            frame[1] = 1
+            frame[STAGE] = 1
             if self.setup is not None:
                 s.stack.append([self.setup, 0, {}])
             return
@@ -748,13 +789,13 @@ class MatchCode(Code):
                 self.end(s)
                 return
             s.game.link.start_round(s)
-            frame[1] = 2
+            frame[STAGE] = 2
             s.stack.append([self.round_code, 0, 0])
             return
         if s.ending or any(cond(s, {}) for cond in self.end_when):
             self.end(s)
             return
-        frame[1] = 1
+        frame[STAGE] = 1
 
     def end(self, s: State) -> None:
         s.stack.clear()
@@ -764,6 +805,7 @@ class MatchCode(Code):
 
 class RoundCode(Code):
     level = "round"
+    layout = ROUND
 
     def __init__(self, setup: int | None, phases: list[int], next_of: list[int], scoring: int | None,
                  end_round: Callable[[State], None]):
@@ -774,24 +816,24 @@ class RoundCode(Code):
         self.end_round = end_round
 
     def step(self, s: State, frame: list) -> None:
-        stage = frame[1]
+        stage = frame[STAGE]
         if stage == 0:
-            frame[1] = 1
+            frame[STAGE] = 1
             if self.setup is not None:
                 s.stack.append([self.setup, 0, {}])
             return
         if stage == 1:
-            pi = frame[2]
+            pi = frame[NEXT_PHASE]
             if pi < len(self.phases):
                 s.in_play = True
                 s.dirty = True
-                frame[2] = self.next_of[pi]
+                frame[NEXT_PHASE] = self.next_of[pi]
                 s.stack.append([self.phases[pi], pi, 0])
                 return
-            frame[1] = stage = 2
+            frame[STAGE] = stage = 2
         if stage == 2:
             s.in_play = False
-            frame[1] = 3
+            frame[STAGE] = 3
             if self.scoring is not None:
                 s.stack.append([self.scoring, 0, {}])
                 return
@@ -805,6 +847,7 @@ class RoundCode(Code):
 
 class PhaseCode(Code):
     level = "phase"
+    layout = PHASE
 
     def __init__(self, first: Any, order: str, end_when: list, turn_code: BlockCode,
                  start_turn: Callable[[State], None] | None, skip_when: Callable[[State, dict], Any] | None = None):
@@ -827,8 +870,8 @@ class PhaseCode(Code):
 
     def step(self, s: State, frame: list) -> None:
         n = s.game.num_players
-        if frame[2] == 0:
-            frame[2] = 1
+        if frame[STARTED] == 0:
+            frame[STARTED] = 1
             p = (s.dealer + 1) % n if self.first is None else self.first(s, {})
             if p is None:
                 raise RuleError("the phase's `first` player is none")
@@ -879,7 +922,7 @@ class PhaseCode(Code):
         lone = self.enter_lone_choice if self.lone_choice is not None else None  # (no frame for the turn)
 
         def step(s: State, frame: list) -> None:
-            if frame[2] == 0 or s.next_seat >= 0:
+            if frame[STARTED] == 0 or s.next_seat >= 0:
                 general(s, frame)
                 return
             p = (s.current + step_by) % num_players
