@@ -47,7 +47,7 @@ from .effects import (
 )
 from .errors import RuleError
 from .expressions import compile_expr, compile_list, is_const, list_difference, type_of
-from .frames import BLOCK, ENV, PC, enter_block
+from .frames import BLOCK, ENV, PC, CallEntry, IfEntry, enter_block
 from .state import deal_cards, draw_top, move_card, move_cards, move_piece, move_zone, take_card
 
 __all__ = ["HELPERS", "block_lines", "block_writer", "generate_block", "generate_block_step", "hand_back",
@@ -228,11 +228,9 @@ class _Statements:
         no frame for the branch), a call of a procedure builds the env of
         its parameters in line; any other calls its entry (``flow.compile_waiting``)."""
         w = self.w
-        branches = getattr(entry, "branches", None)
-        if isinstance(stmt, A.If) and branches is not None:
+        if isinstance(stmt, A.If) and isinstance(entry, IfEntry):
             self.put(indent, f"if {self.truth(stmt.cond)}:")
-            lone = getattr(entry, "lone", (None, None))
-            for k, (code, choice) in enumerate(zip(branches, lone)):
+            for k, (code, choice) in enumerate(zip(entry.branches, entry.lone)):
                 if k:
                     self.put(indent, "else:")
                 if choice is not None:  # a branch that is one choice: its choice, with no frame for the branch
@@ -246,11 +244,10 @@ class _Statements:
                 else:
                     self.put(indent + 1, "pass")
             return
-        procedure = getattr(entry, "entry", None)
-        if isinstance(stmt, A.CallProc) and procedure is not None:
+        if isinstance(stmt, A.CallProc) and isinstance(entry, CallEntry):
             params = self.L.procs[stmt.target.id].params
             env = ", ".join(f"{w.name_of(p)}: {self.value(a)}" for p, a in zip(params, stmt.args))
-            self.put(indent, f"{w.name_of(procedure)}(s, {{{env}}})")
+            self.put(indent, f"{w.name_of(entry.procedure)}(s, {{{env}}})")
             return
         self.put(indent, f"{w.name_of(entry)}(s, e)")
 

@@ -242,7 +242,7 @@ def _entry_lines(w: _Writer, code: Any, push: Any, own_env: bool = False) -> lis
     lines += ordered or _collect_all(w, code, tiers, distinct)
     # the env a copy of its own (the block goes on in ``e``: copies of the state share the record)
     env = "e" if own_env else "_cp(e)"
-    lines += [f"    if len(_ids) > {SMALL!r}:", f"        {w.name_of(code._check_options)}(s, len(_ids))",
+    lines += [f"    if len(_ids) > {SMALL!r}:", f"        {w.name_of(code.check_options)}(s, len(_ids))",
               "    if _ids:",
               # the record made as its class makes it, without the call of its Python constructor
               f"        s.pending = {w.name_of(tuple.__new__)}({w.name_of(Pending)}, (_p, "

@@ -72,6 +72,8 @@ from .frames import (
     STAGE,
     STARTED,
     WHILE,
+    CallEntry,
+    IfEntry,
     Layout,
     enter_block,
     enter_call,
@@ -182,23 +184,27 @@ def unwind(s: State, level: str) -> None:
 
 
 class Code:
+    """A code of ``game.codes``: a block, a loop, a choice, a chance event, the match, a round or a
+    phase. A code with frames (``layout``) has ``step(state, frame)``, which the run loop calls
+    for its frame on top; a statement that can wait has ``enter(state, env)``. Each class
+    declares them once: a method, or, where the linker picks a generated unit, a field it sets
+    once (``BlockCode.step``, ``ChooseCode.enter`` and ``resolve_choice``, ``PhaseCode.step``)."""
+
     level = ""
     index = -1
     layout: Layout | None = None  # the layout of its frames (frames); None: it never has a frame
     span: Any = None  # where the code is written: run-time errors of its steps point there
 
-    def step(self, s: State, frame: list) -> None:
-        raise NotImplementedError
-
-    def enter(self, s: State, env: dict) -> None:
-        raise NotImplementedError
-
 
 class BlockCode(Code):
-    """A list of statements; simple ones are closures, waiting ones enter frames."""
+    """A list of statements; simple ones are closures, waiting ones enter frames.
 
-    # no __slots__: a generated ``step`` (codegen_blocks) replaces the method per instance
+    ``step(state, frame)`` is a field, set once by the linker (``fill_block``): the block's
+    generated step (``codegen_blocks.generate_block_step``, an ``s*`` unit), or, where none is
+    generated, ``reference_step``, the closures run in turn."""
+
     layout = BLOCK
+    step: Callable[[State, list], None]
 
     def __init__(self, span: Any) -> None:
         self.spans: tuple[Any, ...] = ()
@@ -215,7 +221,8 @@ class BlockCode(Code):
         # that hands its env back, as its step does more than leave the stack)
         self.ends_at = NEVER
 
-    def step(self, s: State, frame: list) -> None:
+    def reference_step(self, s: State, frame: list) -> None:
+        """The block's statements from ``frame[PC]`` on, by their closures."""
         stmts = self.stmts
         env = frame[ENV]
         pc = frame[PC]
@@ -276,7 +283,7 @@ class ForCode(Code):
     layout = FOR
     envs: Callable[[State, dict], list[dict]]
     body: int
-    body_code: Code
+    body_code: BlockCode
 
     def enter(self, s: State, env: dict) -> None:
         s.stack.append([self.index, self.envs(s, env), 0, env])
@@ -299,7 +306,7 @@ class RepeatCode(Code):
     __slots__ = ("body", "body_code", "until", "limit", "span")
     layout = REPEAT
     body: int
-    body_code: Code
+    body_code: BlockCode
     until: Callable[[State, dict], Any]
     limit: int
     span: Any
@@ -325,7 +332,7 @@ class WhileCode(Code):
     __slots__ = ("body", "body_code", "cond", "limit", "span")
     layout = WHILE
     body: int
-    body_code: Code
+    body_code: BlockCode
     cond: Callable[[State, dict], Any]
     limit: int
     span: Any
@@ -370,27 +377,29 @@ class Alt:
 
 
 class ChooseCode(Code):
-    """A decision. Its pending record is ``(player, legal ids, None, code, env)`` (``frames.PENDING``): only the ids;
-    the chosen id is decoded back into its parameters when it is applied.
+    """A decision. Its pending record is ``(player, legal ids, None, code, env)`` (``frames.PENDING``):
+    only the ids; the chosen id is decoded back into its parameters when it is applied.
 
-    ``enter`` and ``resolve_choice`` below are the reference; with code generation on, the
-    link replaces both on the instance by one generated function each
-    (``codegen_choices.generate_choice``), which do the same in one call."""
+    ``enter(state, env)`` and ``resolve_choice(state, pending, index)`` are fields, set once by
+    the linker (``link_choice``): the choice's two generated units (``codegen_choices``: an
+    ``n*`` and an ``r*``), or, where they are not generated, ``reference_enter`` and
+    ``reference_resolve``, which do the same by the alternatives' closures."""
 
-    # no __slots__: generated ``enter`` and ``resolve_choice`` replace the methods per instance
     alts: tuple[Alt, ...]
     tiers: tuple[tuple[Alt, ...], ...] | None  # the alternatives by priority, highest first (None: one tier)
     by: Callable[[State, dict], Any] | None
     orelse: int | None
     span: Any
+    enter: Callable[[State, dict], None]
+    resolve_choice: Callable[[State, Pending, int], None]
 
-    def enter(self, s: State, env: dict) -> None:
+    def reference_enter(self, s: State, env: dict) -> None:
         player = s.current if self.by is None else self.by(s, env)
         if player is None:
             raise RuleError("`choose ... by:` names no player (none)", self.span)
         ids = self.options(s, env)
         if len(ids) > SMALL:
-            self._check_options(s, len(ids))
+            self.check_options(s, len(ids))
         if not ids:
             if self.orelse is not None:
                 s.stack.append([self.orelse, 0, dict(env)])
@@ -413,16 +422,17 @@ class ChooseCode(Code):
                 break
         return ids
 
-    def _check_options(self, s: State, n: int) -> None:
+    def check_options(self, s: State, n: int) -> None:
+        """Refuse more options than the limit, and pay for them (a large choice)."""
         limit = s.game.link.limits.max_options
         if n > limit:
             raise BudgetError(f"this choice has {n:,} options, more than the limit of {limit:,}", self.span)
         spend(s, n, self.span)
 
-    def resolve_choice(self, s: State, pending: Pending, index: int) -> None:
+    def reference_resolve(self, s: State, pending: Pending, index: int) -> None:
         alt, env = self.option_env(s, pending, index)
         if alt.body_code < 0:
-            assert alt.body_fn is not None  # (compiled for this resolution: generate_choose)
+            assert alt.body_fn is not None  # (compiled for this resolution: link_choice)
             alt.body_fn(s, env)
         else:
             s.stack.append([alt.body_code, 0, env])
@@ -846,11 +856,20 @@ class RoundCode(Code):
 
 
 class PhaseCode(Code):
+    """A phase: its turns, seat after seat, until its `end_when` holds.
+
+    ``step(state, frame)`` is a field chosen once, when the phase is linked (``chosen_step``):
+    the generated lone turn (a ``t*`` unit: a turn that is one choice, started with it), else
+    ``plain_step``'s closure, else ``general_step``."""
+
     level = "phase"
     layout = PHASE
+    step: Callable[[State, list], None]
 
     def __init__(self, first: Any, order: str, end_when: list, turn_code: BlockCode,
-                 start_turn: Callable[[State], None] | None, skip_when: Callable[[State, dict], Any] | None = None):
+                 start_turn: Callable[[State], None] | None, skip_when: Callable[[State, dict], Any] | None = None,
+                 span: Any = None, num_players: int = 0, codegen: Any = None):
+        self.span = span
         self.turn_code = turn_code
         self.first = first
         self.order = order
@@ -862,13 +881,29 @@ class PhaseCode(Code):
         # the turn has no frame
         self.lone_choice = lone_choice_of(turn_code)
         self._enter_lone = None if self.lone_choice is None else lone_choice_entry(turn_code)
+        self.step = self.chosen_step(num_players, codegen)
+
+    def chosen_step(self, num_players: int, codegen: Any) -> Callable[[State, list], None]:
+        """The phase's step: for a phase ``plain_step`` serves whose turn is one choice, the step
+        and the choice's entry in one generated call (``codegen_choices.generate_lone_turn``);
+        else ``plain_step``'s closure; else ``general_step``."""
+        plain = self.plain_step(num_players)
+        if plain is None:
+            return self.general_step
+        if self.lone_choice is not None and codegen is not None:
+            lone = generate_lone_turn(codegen, self.lone_choice, _push_frame, self.step_by, num_players,
+                                      self.general_step, self.turn_code.spans[0])
+            if lone is not None:
+                return lone  # type: ignore[no-any-return]
+        return plain
 
     def enter_lone_choice(self, s: State) -> None:
         """Start a turn that is one choice (``lone_choice``), errors reported at that statement."""
         assert self._enter_lone is not None
         self._enter_lone(s, {})
 
-    def step(self, s: State, frame: list) -> None:
+    def general_step(self, s: State, frame: list) -> None:
+        """Start the next turn: its seat found (the first, a `next`, seats skipped), or the phase left."""
         n = s.game.num_players
         if frame[STARTED] == 0:
             frame[STARTED] = 1
@@ -906,11 +941,11 @@ class PhaseCode(Code):
     def plain_step(self, num_players: int) -> Callable[[State, list], None] | None:
         """``step`` for a phase with no `end_when`, no `skip_when` and turns that start by only
         being counted, as one closure of its constants: the next turn, in order, when no seat
-        has turns to skip and no `next` chose the seat (every other case: ``step``). None for
-        any other phase. (This runs once a turn.)"""
+        has turns to skip and no `next` chose the seat (every other case: ``general_step``). None
+        for any other phase. (This runs once a turn.)"""
         if self.end_when or self.skip_when is not None or self.start_turn is not None or not self.step_by:
             return None
-        general = self.step
+        general = self.general_step
         step_by = self.step_by
         turn = self.turn_code
         index = turn.index
@@ -996,14 +1031,8 @@ def compile_flow(L: Any) -> int:
         first = compile_expr(phase.first, L) if phase.first is not None else None
         ends = [compile_expr(c, L) for c in phase.end_when]
         skip_when = compile_expr(phase.skip_when, L) if phase.skip_when is not None else None
-        code = PhaseCode(first, phase.order, ends, L.codes[turn], L.turn_start(), skip_when)
-        code.span = phase.turn.span
-        plain = code.plain_step(L.num_players)
-        if plain is not None and code.lone_choice is not None:  # the step and the choice in one generated call
-            plain = generate_lone_turn(L.codegen, code.lone_choice, _push_frame, code.step_by, L.num_players,
-                                       code.step, code.turn_code.spans[0]) or plain
-        if plain is not None:
-            code.step = plain  # type: ignore[method-assign, assignment]
+        code = PhaseCode(first, phase.order, ends, L.codes[turn], L.turn_start(), skip_when, span=phase.turn.span,
+                         num_players=L.num_players, codegen=L.codegen)
         phase_codes.append(L.add_code(code))
     names = {p.name: i for i, p in enumerate(round_def.phases)}
     next_of = [names[p.next] if p.next else i + 1 for i, p in enumerate(round_def.phases)]
@@ -1051,11 +1080,12 @@ def fill_block(code: BlockCode, block: A.Block, L: Any, checked: bool = True) ->
     code.entered = tuple(entered)
     code.ends_at = NEVER if code.hands_back else len(stmts)
     L.ends_at[code.index] = code.ends_at
+    step = None
     if L.codegen.generating:
         waiting = [fn if not simple else None for fn, simple in stmts]
         step = generate_block_step(L.codegen, block, spliced, waiting, checked, code.hands_back)
-        if step is not None:
-            code.step = step  # type: ignore[method-assign]
+    # the block's step, set here once: its generated unit, or the closures in turn
+    code.step = code.reference_step if step is None else step
 
 
 def compile_waiting(node: Any, L: Any) -> tuple[Callable[[State, dict], None], Code | None]:
@@ -1065,7 +1095,7 @@ def compile_waiting(node: Any, L: Any) -> tuple[Callable[[State, dict], None], C
     if kind == "Choose":
         choice = compile_choose(node, L)
         L.add_code(choice)
-        generate_choose(choice, L)
+        link_choice(choice, L)
         return choice.enter, choice
     if kind == "If":
         cond = compile_expr(node.cond, L)
@@ -1074,24 +1104,9 @@ def compile_waiting(node: Any, L: Any) -> tuple[Callable[[State, dict], None], C
         then_code, else_code = L.codes[then], L.codes[orelse]
         # a branch that is one choice: entered with no frame of its own (as a turn, PhaseCode)
         lone = (lone_choice_of(then_code), lone_choice_of(else_code))
-        then_enter = None if lone[0] is None else lone_choice_entry(then_code)
-        else_enter = None if lone[1] is None else lone_choice_entry(else_code)
-
-        def enter_if(s: State, env: dict) -> None:
-            if cond(s, env):
-                code, enter = then_code, then_enter
-            else:
-                code, enter = else_code, else_enter
-            if enter is not None:
-                enter(s, dict(env))
-            else:
-                enter_block(s, code, [code.index, 0, dict(env)])
-
-        # a generated block tests the condition in line and enters the branch itself; a saved
-        # state's check finds the choices entered with no frame (state_check._asking_env)
-        setattr(enter_if, "branches", (then_code, else_code))  # noqa: B010
-        setattr(enter_if, "lone", lone)  # noqa: B010
-        return enter_if, None
+        enters = tuple(None if choice is None else lone_choice_entry(code)
+                       for code, choice in zip((then_code, else_code), lone))
+        return IfEntry(cond, (then_code, else_code), lone, enters), None
     if kind == "For":
         code = ForCode()
         code.envs = bindings_iterator(node.bindings, L)
@@ -1129,15 +1144,9 @@ def compile_waiting_call(node: A.CallProc, L: Any) -> Callable[[State, dict], No
         name = target.id
         params = L.procs[name].params
         entry = procedure_entry(lambda: L.codes[L.proc_code(name)], node.span)
-        bound = env_of_args(params, args)
-
-        def call(s: State, env: dict) -> None:
-            entry(s, bound(s, env))
-
-        setattr(call, "entry", entry)  # noqa: B010 - a generated block builds the env in line
-        return call
+        return CallEntry(entry, env_of_args(params, args))
     which = compile_expr(target, L)
-    found: dict[str, tuple[Code, tuple[str, ...]]] = {}  # a procedure's code and parameters, by name
+    found: dict[str, tuple[BlockCode, tuple[str, ...]]] = {}  # a procedure's code and parameters, by name
 
     def call_dynamic(s: State, env: dict) -> None:
         name = which(s, env)
@@ -1217,12 +1226,14 @@ def compile_choose(node: A.Choose, L: Any) -> ChooseCode:
     return code
 
 
-def generate_choose(code: ChooseCode, L: Any) -> None:
-    """Replace the choice's ``enter`` and ``resolve_choice`` by generated code (once its index is known)."""
+def link_choice(code: ChooseCode, L: Any) -> None:
+    """Set the choice's ``enter`` and ``resolve_choice``, once its index is known: its generated
+    units, or the reference methods (with the closures of the bodies that do not wait)."""
     generated = generate_choice(L.codegen, code, _push_frame)
     if generated is not None and all(generated):
-        code.enter, code.resolve_choice = generated  # type: ignore[method-assign]
+        code.enter, code.resolve_choice = generated
         return
+    code.enter, code.resolve_choice = code.reference_enter, code.reference_resolve
     for alt in code.alts:  # the reference resolution runs the bodies that do not wait
         if alt.body_code < 0 and alt.body_fn is None:
             alt.body_fn = compile_block_closure(alt.body, L)
@@ -1300,7 +1311,7 @@ def link_alternative(node: A.Alternative, L: Any) -> Alt | None:
     loops = [(b.var, b.iter) for b in bindings.items] if bindings else []
     alt.source = (loops, grouped)
     # the options of an alternative are collected in line by its choice's generated entry
-    # (generate_choose); the closure is the reference its entry falls back to
+    # (link_choice); the closure is the reference its entry falls back to
     alt.collect = make_collector(alt)
     alt.steps = decode_steps(alt, spec)
     alt.decode = make_decoder(alt)
@@ -1311,7 +1322,7 @@ def link_alternative(node: A.Alternative, L: Any) -> Alt | None:
         alt.body_code = compile_block_code(node.body, L)
     else:
         # with code generation on, the choice's generated resolution writes the body in line
-        # (``generate_choose`` compiles it if that resolution cannot be generated)
+        # (``link_choice`` compiles it if that resolution cannot be generated)
         alt.body_fn = None if L.codegen.generating else compile_block_closure(node.body, L)
         alt.body_code = -1
     return alt

@@ -43,7 +43,8 @@ __all__ = ["MAX_FRAMES", "DIRECT_DEPTH", "Steppable", "enter_block", "enter_call
            "FOR_NEXT", "FOR_ENV", "COUNT", "LOOP_ENV", "DRAW_LEFT", "DRAW_SRC", "DRAW_DST", "DRAW_FACE", "DRAW_MODE",
            "DEAL_POS", "DEAL_TOTAL", "DEAL_SRC", "DEAL_TARGETS", "DEAL_FACE", "STAGE", "NEXT_PHASE", "PHASE_INDEX",
            "STARTED", "PENDING_PLAYER", "PENDING_LEGAL", "PENDING_OPTIONS", "PENDING_CODE", "PENDING_PAYLOAD",
-           "BLOCK", "FOR", "REPEAT", "WHILE", "DRAW", "DEAL", "MATCH", "ROUND", "PHASE", "PENDING"]
+           "BLOCK", "FOR", "REPEAT", "WHILE", "DRAW", "DEAL", "MATCH", "ROUND", "PHASE", "PENDING", "IfEntry",
+           "CallEntry"]
 
 MAX_FRAMES = 10_000  # frames on the stack at once
 DIRECT_DEPTH = 64  # frames on the stack up to which an entered block is stepped at once (enter_block)
@@ -333,3 +334,45 @@ def procedure_entry(find: Callable[[], Steppable], span: Any) -> Callable[[Any, 
             code.step(s, frame)
 
     return call
+
+
+class IfEntry:
+    """The entry of an `if` that can wait, a statement of a block (``flow.BlockCode.stmts``): its
+    condition, its branches' blocks, and for each branch that is one choice alone
+    (``flow.lone_choice_of``) that choice (``lone``) and the function entering it with no frame
+    for the branch (``enters``). A generated block tests the condition in line and enters the
+    branch itself (``codegen_blocks``); a saved state's check finds the choices entered with no
+    frame (``state_check``)."""
+
+    __slots__ = ("cond", "branches", "lone", "enters")
+
+    def __init__(self, cond: Callable[[Any, dict], Any], branches: tuple[Any, Any],  # (flow.BlockCode)
+                 lone: tuple[Any, Any], enters: tuple[Callable[[Any, dict], None] | None, ...]) -> None:
+        self.cond = cond
+        self.branches = branches
+        self.lone = lone
+        self.enters = enters
+
+    def __call__(self, s: Any, env: dict) -> None:
+        k = 0 if self.cond(s, env) else 1
+        enter = self.enters[k]
+        if enter is not None:
+            enter(s, dict(env))
+        else:
+            code = self.branches[k]
+            enter_block(s, code, [code.index, 0, dict(env)])
+
+
+class CallEntry:
+    """The entry of a call of a procedure that can wait, by its name: the env of its parameters
+    made from the arguments (``bound``), then its body entered (``procedure``, a
+    ``procedure_entry``). A generated block builds the env in line and calls ``procedure``."""
+
+    __slots__ = ("procedure", "bound")
+
+    def __init__(self, procedure: Callable[[Any, dict], None], bound: Callable[[Any, dict], dict]) -> None:
+        self.procedure = procedure
+        self.bound = bound
+
+    def __call__(self, s: Any, env: dict) -> None:
+        self.procedure(s, self.bound(s, env))

@@ -47,6 +47,7 @@ from .frames import (
     PENDING,
     PENDING_CODE,
     STAGE,
+    IfEntry,
     Invalid,
     is_int,
     short,
@@ -574,9 +575,8 @@ class _Checker:
             child_code = codes[child]
             if owner is None:  # an if's branch (or what its branch that is one choice enters), or a procedure's body
                 entry = code.stmts[frame[PC] - 1][0]
-                branches = getattr(entry, "branches", None)
-                if branches is not None:
-                    return any(child == b.index for b in branches) or any(
+                if isinstance(entry, IfEntry):
+                    return any(child == b.index for b in entry.branches) or any(
                         child in _choice_blocks(choice) for choice in _lone_choices(entry))
                 return type(child_code) is flow.BlockCode
             if isinstance(owner, flow.ChooseCode):
@@ -730,7 +730,7 @@ def _list(x: Any, length: int, what: str) -> list:
 
 def _lone_choices(entry: Any) -> list[Any]:
     """The choices an `if` statement's entry enters with no frame for their branch (``flow.lone_choice_of``)."""
-    return [choice for choice in getattr(entry, "lone", ()) if choice is not None]
+    return [choice for choice in entry.lone if choice is not None] if isinstance(entry, IfEntry) else []
 
 
 def _choice_blocks(choice: Any) -> set[int]:
