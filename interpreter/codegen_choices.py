@@ -3,7 +3,7 @@
 A choice's alternatives enumerate their parameters (``for: card in hand(current) if ...``)
 and add the id of each option to a set (to a list sorted at the end, when no id can be added
 twice: ``_distinct_ids``). The closure engine specialises this on the shape
-(``flow.make_collector``: the reference); here a whole choice becomes two generated
+(``codes.make_collector``: the reference); here a whole choice becomes two generated
 functions: its entry (who decides, every alternative's options with the loops, filters and
 id encoding in line and the loop variables as Python locals, the pending decision) and its
 resolution (an id decoded back into its parameters, the alternative's body run). The
@@ -204,7 +204,7 @@ def _value(w: _Writer, node: Any) -> str:
 
 def generate_choice(gen: Codegen, code: Any, push: Any) -> tuple[Any, Any] | None:
     """``enter(state, env)`` and ``resolve_choice(state, pending, index)`` of a choice
-    (``flow.ChooseCode``) as generated functions, or None when nothing is generated.
+    (``codes.ChooseCode``) as generated functions, or None when nothing is generated.
 
     ``enter`` evaluates who decides, collects the option ids of every alternative in line
     (by tiers of priority: a lower tier only when the higher offer nothing), pays for a

@@ -8,10 +8,10 @@ slot holds is declared here, once, by name: the run-time code indexes frames by 
 constants below (``frame[PC]``), the code generators write frames and their slots from the
 layouts (``BLOCK.display(...)``, ``repr(PC)``: the generated text holds the numbers), and
 ``state_check`` checks a saved frame with its layout's ``check`` (every frame code names
-its layout: ``flow.BlockCode.layout`` ...). Slot 0 is always the index of the frame's code
+its layout: ``codes.BlockCode.layout`` ...). Slot 0 is always the index of the frame's code
 in ``game.codes``.
 
-    kind     slots                                        code (flow)
+    kind     slots                                        code (codes, chance_codes, run_loop)
     block    [code, pc, env] (+ handed back)              BlockCode: the next statement, the env
     for      [code, envs, next, env]                      ForCode: the bindings, the next one, the env
     repeat   [code, count, env] (+ handed back)           RepeatCode: the times the body ran
@@ -23,7 +23,7 @@ in ``game.codes``.
     phase    [code, phase index, started]                 PhaseCode: 0 before its first turn, then 1
     pending  (player, legal, options, code, payload)      state.Pending (a record, saved as a list)
 
-The loop of the rules (``flow.run``) steps the top frame; a block entered from another
+The loop of the rules (``run_loop.resolve``) steps the top frame; a block entered from another
 block's step (an `if`'s branch, a procedure's body, a turn) is stepped at once instead,
 while the stack is shallow, which saves the loop a trip. Both the frame codes (``flow``)
 and the generated steps of blocks (``codegen_blocks``) enter blocks through here.
@@ -44,7 +44,7 @@ __all__ = ["MAX_FRAMES", "DIRECT_DEPTH", "Steppable", "enter_block", "enter_call
            "DEAL_POS", "DEAL_TOTAL", "DEAL_SRC", "DEAL_TARGETS", "DEAL_FACE", "STAGE", "NEXT_PHASE", "PHASE_INDEX",
            "STARTED", "PENDING_PLAYER", "PENDING_LEGAL", "PENDING_OPTIONS", "PENDING_CODE", "PENDING_PAYLOAD",
            "BLOCK", "FOR", "REPEAT", "WHILE", "DRAW", "DEAL", "MATCH", "ROUND", "PHASE", "PENDING", "IfEntry",
-           "CallEntry"]
+           "CallEntry", "push_frame"]
 
 MAX_FRAMES = 10_000  # frames on the stack at once
 DIRECT_DEPTH = 64  # frames on the stack up to which an entered block is stepped at once (enter_block)
@@ -336,17 +336,22 @@ def procedure_entry(find: Callable[[], Steppable], span: Any) -> Callable[[Any, 
     return call
 
 
+def push_frame(s: Any, frame: list) -> None:
+    """Push a frame for the loop to step (a choice's `otherwise` or body, from generated code)."""
+    s.stack.append(frame)
+
+
 class IfEntry:
-    """The entry of an `if` that can wait, a statement of a block (``flow.BlockCode.stmts``): its
+    """The entry of an `if` that can wait, a statement of a block (``codes.BlockCode.stmts``): its
     condition, its branches' blocks, and for each branch that is one choice alone
-    (``flow.lone_choice_of``) that choice (``lone``) and the function entering it with no frame
+    (``codes.lone_choice_of``) that choice (``lone``) and the function entering it with no frame
     for the branch (``enters``). A generated block tests the condition in line and enters the
     branch itself (``codegen_blocks``); a saved state's check finds the choices entered with no
     frame (``state_check``)."""
 
     __slots__ = ("cond", "branches", "lone", "enters")
 
-    def __init__(self, cond: Callable[[Any, dict], Any], branches: tuple[Any, Any],  # (flow.BlockCode)
+    def __init__(self, cond: Callable[[Any, dict], Any], branches: tuple[Any, Any],  # (codes.BlockCode)
                  lone: tuple[Any, Any], enters: tuple[Callable[[Any, dict], None] | None, ...]) -> None:
         self.cond = cond
         self.branches = branches

@@ -32,8 +32,9 @@ from typing import Any
 from rulespec import ast as A
 from rulespec import types as T
 
-from . import flow
 from .budget import MAX_NESTING, event_units
+from .chance_codes import DealCode, DrawCode, LetChanceCode, RandomPickCode
+from .codes import BlockCode, ChooseCode, ForCode, RepeatCode, WhileCode
 from .errors import StateError
 from .frames import (
     BIG,
@@ -52,6 +53,7 @@ from .frames import (
     is_int,
     short,
 )
+from .run_loop import MatchCode, PhaseCode, RoundCode
 from .state import _FIELDS, _FORMAT, CHANCE, GameLike, Pending, State
 
 __all__ = ["load_state", "parse_state_text", "check_state_data", "MAX_STATE_CHARS", "MAX_DEPTH"]
@@ -539,7 +541,7 @@ class _Checker:
         pending = s.pending
         exempt: frozenset[str] = frozenset()
         asker: Any = pending[PENDING_CODE] if type(pending) is list and len(pending) == PENDING.size else None
-        if is_int(asker) and 0 <= asker < len(codes) and type(codes[asker]) is flow.LetChanceCode:
+        if is_int(asker) and 0 <= asker < len(codes) and type(codes[asker]) is LetChanceCode:
             exempt = frozenset({codes[asker].name})
         last = len(stack) - 1
         for k, frame in enumerate(stack):
@@ -567,7 +569,7 @@ class _Checker:
         codes = self.codes
         if not 0 <= child < len(codes):
             return False
-        if kind is flow.BlockCode:
+        if kind is BlockCode:
             _, simple = code.stmts[frame[PC] - 1]
             if simple:
                 return False
@@ -578,20 +580,20 @@ class _Checker:
                 if isinstance(entry, IfEntry):
                     return any(child == b.index for b in entry.branches) or any(
                         child in _choice_blocks(choice) for choice in _lone_choices(entry))
-                return type(child_code) is flow.BlockCode
-            if isinstance(owner, flow.ChooseCode):
+                return type(child_code) is BlockCode
+            if isinstance(owner, ChooseCode):
                 return child in _choice_blocks(owner)
             return child == owner.index
-        if kind in (flow.ForCode, flow.RepeatCode, flow.WhileCode):
+        if kind in (ForCode, RepeatCode, WhileCode):
             return child == code.body
-        if kind is flow.PhaseCode:  # its turn's frame, or what a turn that is one choice enters
+        if kind is PhaseCode:  # its turn's frame, or what a turn that is one choice enters
             lone = code.lone_choice
             return child == code.turn_code.index or (lone is not None and child in _choice_blocks(lone))
-        if kind is flow.RoundCode:
+        if kind is RoundCode:
             if frame[STAGE] == 1:
                 return child == code.setup or child in code.phases
             return frame[STAGE] == 3 and child == code.scoring
-        if kind is flow.MatchCode:
+        if kind is MatchCode:
             return (frame[STAGE] == 1 and child == code.setup) or (frame[STAGE] == 2 and child == code.round_code)
         return False  # draws and deals are always the top frame
 
@@ -619,7 +621,7 @@ class _Checker:
                 if [ids, extra] != expected or any(type(p) is not float for p in extra) \
                         or any(type(a) is not int for a in ids):
                     raise _Bad("pending: the chance outcomes are not the ones the rules give")
-            elif type(code) is flow.ChooseCode:
+            elif type(code) is ChooseCode:
                 self._choice(s, code, top, pending)
             else:
                 raise _Bad("pending: its code is not a choice or a chance event")
@@ -635,7 +637,7 @@ class _Checker:
     def _entered_by_top(self, code: Any, top: list) -> None:
         """The top frame is a block whose last statement run entered ``code``."""
         block = self.codes[top[CODE]]
-        if type(block) is not flow.BlockCode or not 0 < top[PC] <= len(block.stmts):
+        if type(block) is not BlockCode or not 0 < top[PC] <= len(block.stmts):
             raise _Bad("pending: the top frame did not start it")
         if block.entered[top[PC] - 1] is not code:
             raise _Bad("pending: the top frame did not start it")
@@ -646,9 +648,9 @@ class _Checker:
         an empty one for a turn that is that choice alone (``PhaseCode.lone_choice``: the
         phase's frame on top, the turn has none)."""
         top_code = self.codes[top[CODE]]
-        if type(top_code) is flow.PhaseCode and top_code.lone_choice is code:
+        if type(top_code) is PhaseCode and top_code.lone_choice is code:
             return {}
-        if type(top_code) is flow.BlockCode and 0 < top[PC] <= len(top_code.stmts) and any(
+        if type(top_code) is BlockCode and 0 < top[PC] <= len(top_code.stmts) and any(
                 lone is code for lone in _lone_choices(top_code.stmts[top[PC] - 1][0])):
             return top[ENV]  # an `if` whose branch is that choice alone: entered with no frame for the branch
         self._entered_by_top(code, top)
@@ -675,25 +677,25 @@ class _Checker:
     def _chance(self, s: State, code: Any, top: list, payload: Any) -> list[Any]:
         kind = type(code)
         kind_of = self.kind_of
-        if kind is flow.DrawCode or kind is flow.DealCode:
+        if kind is DrawCode or kind is DealCode:
             if top[CODE] != code.index or payload is not None:
                 raise _Bad("pending: a draw's chance event belongs to the top frame")
-            src = top[DRAW_SRC] if kind is flow.DrawCode else top[DEAL_SRC]
-            if kind is flow.DealCode and not s.shuffled[src]:
+            src = top[DRAW_SRC] if kind is DrawCode else top[DEAL_SRC]
+            if kind is DealCode and not s.shuffled[src]:
                 raise _Bad("pending: a deal is random only from a shuffled zone")
-            if kind is flow.DrawCode and not (top[DRAW_MODE] == 2 or s.shuffled[src]):
+            if kind is DrawCode and not (top[DRAW_MODE] == 2 or s.shuffled[src]):
                 raise _Bad("pending: this draw is not random")
             return _outcomes(_count(s.zones[src], kind_of, code.fewest))
         self._entered_by_top(code, top)
         env = top[ENV]
-        if kind is flow.RandomPickCode:
+        if kind is RandomPickCode:
             pool = list(code.pool(s, env))
             dst = code.dest(s, env)
             face = code.face(s, env, dst)
             if payload != [pool, dst, face]:
                 raise _Bad("pending: the cards to pick from are not the ones the rules give")
             return _outcomes(_count(pool, kind_of, code.fewest))
-        if kind is flow.LetChanceCode:
+        if kind is LetChanceCode:
             counts, values = code.outcomes(s, env)
             if payload != {str(k): v for k, v in values.items()} or len(counts) < max(code.fewest, 1):
                 raise _Bad("pending: the values to pick from are not the ones the rules give")
@@ -729,7 +731,7 @@ def _list(x: Any, length: int, what: str) -> list:
 
 
 def _lone_choices(entry: Any) -> list[Any]:
-    """The choices an `if` statement's entry enters with no frame for their branch (``flow.lone_choice_of``)."""
+    """The choices an `if` statement's entry enters with no frame for their branch (``codes.lone_choice_of``)."""
     return [choice for choice in entry.lone if choice is not None] if isinstance(entry, IfEntry) else []
 
 
