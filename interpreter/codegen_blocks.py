@@ -5,7 +5,7 @@ Two shapes, both with the discipline of ``codegen`` (verified by ``pycode``):
 - a block that cannot wait becomes one function ``f(state, env)`` running its statements
   in line (the closure engine's ``compile_block_closure``);
 - a block that can wait becomes the ``step(state, frame)`` of its ``BlockCode``: resumable
-  code whose program counter is ``frame[1]``, a plain integer in the state, so a state can
+  code whose program counter is ``frame[PC]`` (``frames.BLOCK``), a plain integer in the state, so a state can
   still be cloned or saved between any two statements.
 
 The common statements (assignments, `let`, `if`, moving a card or a piece, placing and
@@ -47,7 +47,7 @@ from .effects import (
 )
 from .errors import RuleError
 from .expressions import compile_expr, compile_list, is_const, list_difference, type_of
-from .frames import enter_block
+from .frames import BLOCK, ENV, PC, CallEntry, IfEntry, enter_block
 from .state import deal_cards, draw_top, move_card, move_cards, move_piece, move_zone, take_card
 
 __all__ = ["HELPERS", "block_lines", "block_writer", "generate_block", "generate_block_step", "hand_back",
@@ -77,7 +77,7 @@ def _done(s: Any) -> None:
 def hand_back(s: Any) -> None:
     """The body of a `repeat` has run to its end: its env goes to the repeat's frame."""
     frame = s.stack.pop()
-    s.stack[-1].append(frame[2])
+    s.stack[-1].append(frame[ENV])  # (the repeat's frame: frames.HANDED_BACK)
 
 
 def _move_piece_checked(s: Any, x: Any, c: Any, span: Any) -> None:
@@ -138,7 +138,7 @@ def block_writer(gen: Codegen) -> _Statements:
 
 def generate_block_step(gen: Codegen, block: A.Block, stmts: list[Any], waiting: list[Any], checked: bool,
                         hands_back: bool = False) -> Any:
-    """``step(state, frame)`` of a block that can wait: statement ``i`` runs when ``frame[1] <= i``;
+    """``step(state, frame)`` of a block that can wait: statement ``i`` runs when ``frame[PC] <= i``;
     a waiting statement (``waiting[i]``: its entry function) saves ``i + 1`` first and returns.
     None for an empty block."""
     if not stmts:
@@ -150,13 +150,13 @@ def generate_block_step(gen: Codegen, block: A.Block, stmts: list[Any], waiting:
         put(3, f"_n = {len(writer.spans)!r}")
         writer.spans.append(stmt.span)
         if waiting[i] is not None:
-            put(3, f"frame[1] = {i + 1!r}")
+            put(3, f"frame[{PC!r}] = {i + 1!r}")
             writer.enter(stmt, waiting[i], 3)
             put(3, "return")
             continue
         writer.stmt(stmt, 3, own_handler=False)
         writer.check_end(3, resume=i + 1)
-    lines = ["def _s(s, frame):", "    e = frame[2]", "    _pc = frame[1]", "    _n = _pc", "    try:",
+    lines = ["def _s(s, frame):", f"    e = frame[{ENV!r}]", f"    _pc = frame[{PC!r}]", "    _n = _pc", "    try:",
              *writer.lines_taken(), "    except _perr as _x:", "        raise _rf(_x, _sp[_n]) from None",
              "    _back(s)" if hands_back else "    _done(s)"]
     writer.w.names["_sp"] = writer.spans
@@ -211,7 +211,7 @@ class _Statements:
         self.w.scope = bound
         self.put(indent + 1, f"if {' or '.join(tests)}:")
         if resume is not None:
-            self.put(indent + 2, f"frame[1] = {resume!r}")
+            self.put(indent + 2, f"frame[{PC!r}] = {resume!r}")
         self.put(indent + 2, f"raise _sig({self.w.name_of('round')})")
 
     def truth(self, node: Any) -> str:
@@ -228,11 +228,9 @@ class _Statements:
         no frame for the branch), a call of a procedure builds the env of
         its parameters in line; any other calls its entry (``flow.compile_waiting``)."""
         w = self.w
-        branches = getattr(entry, "branches", None)
-        if isinstance(stmt, A.If) and branches is not None:
+        if isinstance(stmt, A.If) and isinstance(entry, IfEntry):
             self.put(indent, f"if {self.truth(stmt.cond)}:")
-            lone = getattr(entry, "lone", (None, None))
-            for k, (code, choice) in enumerate(zip(branches, lone)):
+            for k, (code, choice) in enumerate(zip(entry.branches, entry.lone)):
                 if k:
                     self.put(indent, "else:")
                 if choice is not None:  # a branch that is one choice: its choice, with no frame for the branch
@@ -241,16 +239,15 @@ class _Statements:
                     self.put(indent + 1, "except _perr as _x:")
                     self.put(indent + 2, f"raise _rf(_x, {w.name_of(code.spans[0])}) from None")
                 elif code.stmts or code.hands_back:
-                    frame = f"[{code.index!r}, 0, _cp(e)]"
+                    frame = BLOCK.display(code=repr(code.index), pc="0", env="_cp(e)")
                     self.put(indent + 1, f"{w.name_of(enter_block)}(s, {w.name_of(code)}, {frame})")
                 else:
                     self.put(indent + 1, "pass")
             return
-        procedure = getattr(entry, "entry", None)
-        if isinstance(stmt, A.CallProc) and procedure is not None:
+        if isinstance(stmt, A.CallProc) and isinstance(entry, CallEntry):
             params = self.L.procs[stmt.target.id].params
             env = ", ".join(f"{w.name_of(p)}: {self.value(a)}" for p, a in zip(params, stmt.args))
-            self.put(indent, f"{w.name_of(procedure)}(s, {{{env}}})")
+            self.put(indent, f"{w.name_of(entry.procedure)}(s, {{{env}}})")
             return
         self.put(indent, f"{w.name_of(entry)}(s, e)")
 
