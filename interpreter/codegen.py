@@ -40,7 +40,7 @@ from .builtins import (
     slides_rays,
     whole_numbers,
 )
-from .codegen_calls import SIMPLE, WHOLE, is_builtin_call, write_builtin
+from .codegen_calls import SIMPLE, WHOLE, in_order, is_builtin_call, piece_start, table_item, write_builtin
 from .errors import RuleError
 from .expressions import (
     Fn,
@@ -531,19 +531,22 @@ class _Writer:
                 return f"(None if {first} is None or ({c} := s.piece_cell[{x}]) < 0 else {c})"
             if node.name in ("owner", "kind"):  # the state's: a rule may change them
                 return self.unless_none(self.expr(node.obj), lambda x: f"s.piece_{node.name}[{x}]")
+            if node.name == "start":
+                return piece_start(self, node)
         return None
 
     def x_Index(self, node: A.Index) -> str | None:
-        """``xs[i]`` of a list or a text in line (a zone's order may be unknown, a table's key
-        missing: their closures say so); an index outside the list raises, and the unit falls
-        back to the closure for its message (``codegen_blocks.has_own_errors``)."""
+        """``xs[i]`` of a list, a text or a zone (whose order may be unknown: an error) in line,
+        or a table's entry (``table_item``); an index outside the list raises, and the unit
+        falls back to the closure for its message (``codegen_blocks.has_own_errors``)."""
         L = self.L
         if L.info.ref(node).kind == "table":
-            return None
+            return table_item(self, node)
         t = type_of(node.obj, L)
-        if not (T.is_list(t) or t in (T.STR, T.ANY)):
+        if not (T.is_list(t) or t in (T.STR, T.ANY, T.ZONE)):
             return None
-        return f"{self.expr(node.obj)}[{self.expr(node.index)}]"
+        items = in_order(self, node.obj, "a card's position")
+        return f"{items}[{self.expr(node.index)}]"
 
     def x_ListLit(self, node: A.ListLit) -> str:
         return "[" + ", ".join(self.expr(i) for i in node.items) + "]"
