@@ -26,6 +26,17 @@ from rulespec import types as T
 
 from .budget import SMALL, log_event, spend
 from .codegen import Codegen, _fail, _size, _Writer
+from .codegen_effects import (
+    marks,
+    write_assign,
+    write_deal,
+    write_flip,
+    write_if_binding,
+    write_next,
+    write_random_let,
+    write_repeat,
+    write_shuffle,
+)
 from .effects import (
     BOTTOM,
     PYTHON_ERRORS,
@@ -55,12 +66,7 @@ __all__ = ["HELPERS", "block_lines", "block_writer", "generate_block", "generate
 
 # statement classes with no form in line: a generated block calls their closure (``effects``)
 CLOSURE_STATEMENTS = {
-    "Deal": "deals round the table from a zone whose order may be unknown",
-    "Shuffle": "marks a zone unordered (and the end conditions, if they read it)",
-    "Flip": "a card or a list of cards: rare, and one call",
-    "Next": "rare (once a turn at most), and one call",
-    "Repeat": "a bounded loop with its own error when the bound is reached",
-    "Choose": "never runs in line: a choice is a frame code (flow.ChooseCode)",
+    "Choose": "never runs in line: a choice is a frame code (codes.ChooseCode)",
 }
 
 _ARITHMETIC = frozenset({"+", "-", "*", "/", "//", "%"})
@@ -285,9 +291,25 @@ class _Statements:
         self.put(indent, f"if {p} is not None:")
         self.put(indent + 1, f"s.skips[{p}] += 1")
 
+    def s_Deal(self, stmt: A.Deal, indent: int) -> None:
+        write_deal(self, stmt, indent)
+
+    def s_Shuffle(self, stmt: A.Shuffle, indent: int) -> None:
+        write_shuffle(self, stmt, indent)
+
+    def s_Flip(self, stmt: A.Flip, indent: int) -> None:
+        write_flip(self, stmt, indent)
+
+    def s_Next(self, stmt: A.Next, indent: int) -> None:
+        write_next(self, stmt, indent)
+
+    def s_Repeat(self, stmt: A.Repeat, indent: int) -> None:
+        write_repeat(self, stmt, indent)
+
     def s_Let(self, stmt: A.Let, indent: int) -> bool:
         if id(stmt) in self.L.info.random_lets:
-            return False
+            write_random_let(self, stmt, indent)
+            return True
         key = self.w.name_of(stmt.name)
         if type_of(stmt.value, self.L) == T.ZONE:
             self.put(indent, f"e[{key}] = list(s.zones[{self.value(stmt.value)}])")
@@ -299,7 +321,8 @@ class _Statements:
         cond = compile_expr(stmt.cond, self.L)
         branches = [splice_constant_ifs(b.stmts, self.L) for b in (stmt.then, stmt.orelse)]
         if is_const(cond) or any(isinstance(x, A.Let) for b in branches for x in b):
-            return False  # a branch with a scope of its own: its closure copies the env
+            write_if_binding(self, stmt, indent)  # a branch with a scope of its own runs as its block
+            return True
         self.put(indent, f"if {self.truth(stmt.cond)}:")
         self.branch(branches[0], indent + 1)
         if branches[1]:
@@ -415,9 +438,9 @@ class _Statements:
         if T.is_list(t) and ref.kind == "var" and not may_nest(t):
             return self.assign_list(stmt, indent)
         if t not in (T.INT, T.BOOL, T.PLAYER, T.CARD, T.CELL, T.PIECE, T.STR) or (t == T.STR and stmt.op != "="):
-            return False  # numbers that may grow, nested values: the closure checks their size
+            return write_assign(self, stmt, indent)  # numbers that may grow, nested values: checked for size
         if t in (T.PLAYER, T.CARD, T.CELL, T.PIECE, T.BOOL) and stmt.op != "=":
-            return False
+            return write_assign(self, stmt, indent)
         op = {"=": "=", "+=": "+=", "-=": "-="}[stmt.op]
         if ref.kind == "var":
             key = ("var", target.id)
@@ -433,8 +456,8 @@ class _Statements:
             self.put(indent + 1, f"_fail({message}, {self.w.name_of(stmt.span)})")
             self.put(indent, f"{column}[{p}] {op} {self.value(stmt.value)}")
         else:
-            return False
-        if _marks(L, key):
+            return write_assign(self, stmt, indent)
+        if marks(L, key):
             self.put(indent, "s.dirty = True")
         return True
 
@@ -454,7 +477,7 @@ class _Statements:
             self.put(indent, f"{slot} = _cg(s, {slot} + list({xs}), _lim, {span})")
         else:
             self.put(indent, f"{slot} = {w.name_of(list_difference)}(s, {slot}, list({xs}), {span})")
-        if _marks(self.L, ("var", stmt.target.id)):
+        if marks(self.L, ("var", stmt.target.id)):
             self.put(indent, "s.dirty = True")
         return True
 
@@ -578,7 +601,7 @@ class _Statements:
             self.put(indent + 1, f"s.cell_piece[{o}] = -1")
         self.put(indent, f"s.cell_piece[{c}] = {x}")
         self.put(indent, f"s.piece_cell[{x}] = {c}")
-        if _marks(self.L, ("pieces",)):
+        if marks(self.L, ("pieces",)):
             self.put(indent, "s.dirty = True")
 
     def s_Remove(self, stmt: A.Remove, indent: int) -> bool:
@@ -589,14 +612,13 @@ class _Statements:
         self.put(indent + 1, f"if {c} >= 0:")
         self.put(indent + 2, f"s.cell_piece[{c}] = -1")
         self.put(indent + 2, f"s.piece_cell[{x}] = -1")
-        if _marks(self.L, ("pieces",)):
+        if marks(self.L, ("pieces",)):
             self.put(indent, "s.dirty = True")
         return True
 
     def s_Emit(self, stmt: A.Emit, indent: int) -> bool:
-        """The event as a dict display, then paid for and logged as ``effects.s_Emit`` does."""
-        if stmt.to is not None:
-            return False  # events for some seats only: rare, the closure sorts its seats
+        """The event as a dict display (then the seats it is for, sorted, when it names them), then
+        paid for and logged as ``effects.s_Emit`` does."""
         L, w = self.L, self.w
         parts = [f"{w.name_of('type')}: {w.name_of(stmt.name)}"]
         for key, node in stmt.fields:
@@ -604,6 +626,11 @@ class _Statements:
         nested, sized, fixed = event_size(stmt, L)
         event, span = w.temp(), w.name_of(stmt.span)
         self.put(indent, f"{event} = {{{', '.join(parts)}}}")
+        if stmt.to is not None:
+            to = self.value(stmt.to)
+            seats = f"{event}[{w.name_of('to')}]"
+            self.put(indent, f"{seats} = sorted(set({f'[{to}]' if type_of(stmt.to, L) == T.PLAYER else to}))")
+            sized = [*sized, ("to", len)]
         self.put(indent, "s.ops -= 1")
         self.put(indent, "if s.ops < 0:")
         self.put(indent + 1, f"_ov(s, {span})")
@@ -665,11 +692,6 @@ class _Statements:
         finally:
             self._inlining -= 1
             w.scope = scope
-
-
-def _marks(L: Any, key: tuple[str, ...]) -> bool:
-    """Does a write of ``key`` change what the round's end conditions read (mark the state dirty)?"""
-    return key in L.end_watch
 
 
 def has_own_errors(node: Any, L: Any) -> bool:
