@@ -27,7 +27,6 @@ from rulespec import types as T
 from .budget import SMALL, log_event, spend
 from .codegen import Codegen, _fail, _size, _Writer
 from .codegen_effects import (
-    marks,
     write_assign,
     write_deal,
     write_flip,
@@ -438,9 +437,9 @@ class _Statements:
         if T.is_list(t) and ref.kind == "var" and not may_nest(t):
             return self.assign_list(stmt, indent)
         if t not in (T.INT, T.BOOL, T.PLAYER, T.CARD, T.CELL, T.PIECE, T.STR) or (t == T.STR and stmt.op != "="):
-            return write_assign(self, stmt, indent)  # numbers that may grow, nested values: checked for size
+            return self.assign_any(stmt, indent)  # numbers that may grow, nested values: checked for size
         if t in (T.PLAYER, T.CARD, T.CELL, T.PIECE, T.BOOL) and stmt.op != "=":
-            return write_assign(self, stmt, indent)
+            return self.assign_any(stmt, indent)
         op = {"=": "=", "+=": "+=", "-=": "-="}[stmt.op]
         if ref.kind == "var":
             key = ("var", target.id)
@@ -456,8 +455,18 @@ class _Statements:
             self.put(indent + 1, f"_fail({message}, {self.w.name_of(stmt.span)})")
             self.put(indent, f"{column}[{p}] {op} {self.value(stmt.value)}")
         else:
-            return write_assign(self, stmt, indent)
-        if marks(L, key):
+            return self.assign_any(stmt, indent)
+        if _marks(L, key):
+            self.put(indent, "s.dirty = True")
+        return True
+
+    def assign_any(self, stmt: A.Assign, indent: int) -> bool:
+        """An assignment of any target (``codegen_effects.write_assign``), then the state marked
+        dirty when the end conditions read what it writes."""
+        key = write_assign(self, stmt, indent)
+        if key is None:
+            return False
+        if _marks(self.L, key):
             self.put(indent, "s.dirty = True")
         return True
 
@@ -477,7 +486,7 @@ class _Statements:
             self.put(indent, f"{slot} = _cg(s, {slot} + list({xs}), _lim, {span})")
         else:
             self.put(indent, f"{slot} = {w.name_of(list_difference)}(s, {slot}, list({xs}), {span})")
-        if marks(self.L, ("var", stmt.target.id)):
+        if _marks(self.L, ("var", stmt.target.id)):
             self.put(indent, "s.dirty = True")
         return True
 
@@ -601,7 +610,7 @@ class _Statements:
             self.put(indent + 1, f"s.cell_piece[{o}] = -1")
         self.put(indent, f"s.cell_piece[{c}] = {x}")
         self.put(indent, f"s.piece_cell[{x}] = {c}")
-        if marks(self.L, ("pieces",)):
+        if _marks(self.L, ("pieces",)):
             self.put(indent, "s.dirty = True")
 
     def s_Remove(self, stmt: A.Remove, indent: int) -> bool:
@@ -612,7 +621,7 @@ class _Statements:
         self.put(indent + 1, f"if {c} >= 0:")
         self.put(indent + 2, f"s.cell_piece[{c}] = -1")
         self.put(indent + 2, f"s.piece_cell[{x}] = -1")
-        if marks(self.L, ("pieces",)):
+        if _marks(self.L, ("pieces",)):
             self.put(indent, "s.dirty = True")
         return True
 
@@ -692,6 +701,11 @@ class _Statements:
         finally:
             self._inlining -= 1
             w.scope = scope
+
+
+def _marks(L: Any, key: tuple[str, ...]) -> bool:
+    """Does a write of ``key`` change what the round's end conditions read (mark the state dirty)?"""
+    return key in L.end_watch
 
 
 def has_own_errors(node: Any, L: Any) -> bool:

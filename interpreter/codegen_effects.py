@@ -30,15 +30,10 @@ from .statement_ops import (
     with_item,
 )
 
-__all__ = ["marks", "write_deal", "write_shuffle", "write_flip", "write_next", "write_repeat", "write_random_let",
+__all__ = ["write_deal", "write_shuffle", "write_flip", "write_next", "write_repeat", "write_random_let",
            "write_assign", "write_if_binding"]
 
 _FIELDS = {"score": "s.score", "total": "s.total"}
-
-
-def marks(L: Any, key: tuple[str, ...]) -> bool:
-    """Does a write of ``key`` change what the round's end conditions read (mark the state dirty)?"""
-    return key in L.end_watch
 
 
 def _env(b: Any, copy: bool) -> str:
@@ -163,11 +158,12 @@ def write_if_binding(b: Any, stmt: A.If, indent: int) -> None:
             b.branch(stmts, indent + 1)
 
 
-def write_assign(b: Any, stmt: A.Assign, indent: int) -> bool:
+def write_assign(b: Any, stmt: A.Assign, indent: int) -> tuple[str, ...] | None:
     """As ``effects._assign``, for any target: the value computed as its closure computes it
     (a list paid for and copied, a nested one checked), the target's parts in the closure's
-    order, then the state marked dirty when the end conditions read the target. False for a
-    target it has no form for (a player's field other than score and total)."""
+    order. The key of what it writes (the caller marks the state dirty when the end conditions
+    read it), or None for a target it has no form for (a player's field other than score and
+    total)."""
     w, L = b.w, b.L
     target = stmt.target
     kind = L.info.ref(target).kind
@@ -244,7 +240,5 @@ def write_assign(b: Any, stmt: A.Assign, indent: int) -> bool:
         b.put(indent, f"{column} = {table}")
         store(f"{column}[{p}]")
     else:
-        return False
-    if marks(L, key):
-        b.put(indent, "s.dirty = True")
-    return True
+        return None
+    return key
