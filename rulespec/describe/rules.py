@@ -423,10 +423,16 @@ class RuleDescriber:
                     "any": "whether for some combination", "all": "whether for every combination",
                     "distinct": "the distinct"}.get(node.func, node.func + " of")
             return self._clauses(word, c)
+        f = node.func
+        if f in ("sum", "max", "min") and isinstance(c.elt, A.Attr) and isinstance(c.elt.obj, A.Name) \
+                and c.elt.obj.id == c.var:
+            # "the total points of the cards in your hand", not "the sum of c's points over each c in ..."
+            word = {"sum": "the total", "max": "the highest", "min": "the lowest"}[f]
+            where = f" where {self.expr(c.cond)}" if c.cond is not None else ""
+            return f"{word} {words(c.elt.name)} of {self.members(c.iter)}{where}"
         elt = self.expr(c.elt)
         where = f" where {self.expr(c.cond)}" if c.cond is not None else ""
         source = f"{c.var} in {self.expr(c.iter)}{where}"
-        f = node.func
         if f == "count":
             if isinstance(c.elt, A.Name) and c.elt.id == c.var:
                 return f"the number of {source}"
@@ -445,6 +451,14 @@ class RuleDescriber:
         if f == "distinct":
             return f"the distinct {elt} over each {source}"
         return f"{f} of {elt} over each {source}"
+
+    def members(self, node: Any) -> str:
+        """What an aggregate runs over, as a noun: "the cards in your hand", "the players"."""
+        zone = (isinstance(node, A.Name) and node.id in self.zones) or \
+            (isinstance(node, A.Call) and node.func in self.zones)
+        if zone or self.type_of(node) in (T.ZONE, T.list_of(T.CARD)):
+            return f"the cards in {self.place(node)}"
+        return self.expr(node)
 
     def e_ListLit(self, node: A.ListLit, parent: int) -> str:
         return "[" + ", ".join(self.expr(x) for x in node.items) + "]"
