@@ -18,7 +18,7 @@ from .args import add_root, parse_options
 from .common import EXIT_OK, CliError, check_file, check_output, root_folder, write_file
 
 FORMATS = ("md", "html", "pdf")
-EXAMPLE_SEED = 1  # the seed of the simulated round the scoring example shows
+EXAMPLE_SEEDS = range(1, 9)  # the scoring example shows the fullest first round of these seeds
 _MAX_EXAMPLE_ACTIONS = 200_000
 
 
@@ -119,8 +119,9 @@ def print_pdf(html: str, output: str) -> None:
 
 # ---------------------------------------------------------------------- the worked example
 def simulated_round(path: str, players: int | None, options: dict[str, Any], root: str | None = None) -> Any:
-    """The first round of a match the engine plays with random moves (seed ``EXAMPLE_SEED``): for
-    each player, the cards of every per-player zone the scoring reads, the best hand when a
+    """The fullest first round (the most cards in the zones the scoring reads) of the matches the
+    engine plays with random moves and the seeds ``EXAMPLE_SEEDS`` (with ``players``, default the
+    spec's smallest count): for each player, the cards of every per-player zone the scoring reads, the best hand when a
     ranking scores it, and the round's score. None when the spec scores nothing."""
     from interpreter import load_game
     from rulespec.rulebook import PlayerRound, RoundExample, Speaker, score_zones
@@ -132,30 +133,22 @@ def simulated_round(path: str, players: int | None, options: dict[str, Any], roo
     zones = score_zones(sp)
     if not gamedef.model.round.scoring.stmts:
         return None
-    captured: list[Any] = []
     round_code = next((c for c in game.codes if hasattr(c, "end_round") and hasattr(c, "phases")), None)
     if round_code is None:
         return None
-    original = round_code.end_round
-
-    def capture(s: Any) -> None:
-        if not captured:
-            captured.append([game.observe(s, p, events=False) for p in range(game.num_players)] + [list(s.score)])
-        original(s)
-
-    round_code.end_round = capture
-    try:
-        state = game.new_initial_state(EXAMPLE_SEED)
-        rng = random.Random(EXAMPLE_SEED)
-        steps = 0
-        while not captured and not state.is_terminal() and steps < _MAX_EXAMPLE_ACTIONS:
-            state.apply_action(rng.choice(state.legal_actions()))
-            steps += 1
-    finally:
-        round_code.end_round = original
-    if not captured:
+    best: tuple[int, int, Any] | None = None  # (cards in the scored zones, -seed, what was captured)
+    for seed in EXAMPLE_SEEDS:  # the fullest first round of a few seeds: the most to count
+        captured = _first_round(game, round_code, seed)
+        if captured is None:
+            continue
+        views = captured[0]
+        held = sum(len(_own(v, z, p)) for p, v in enumerate(views) for z in zones)
+        if best is None or held > best[0]:
+            best = (held, -seed, captured)
+    if best is None:
         return None
-    views, scores = captured[0][:-1], captured[0][-1]
+    seed = -best[1]
+    views, scores, report = best[2]
     summed = _summed_attribute(sp)
     names = game.cards.names
     fields = {n: {a: game.cards.attrs[a][i] for a in game.cards.attrs} for i, n in enumerate(names)}
@@ -165,16 +158,52 @@ def simulated_round(path: str, players: int | None, options: dict[str, Any], roo
         held: dict[str, list[tuple[str, Any]]] = {}
         category = ""
         for z in zones:
-            cards = view["zones"].get(z, [])
-            mine = cards[p] if isinstance(cards, list) and p < len(cards) else []
-            mine = mine if isinstance(mine, list) else (mine or {}).get("cards", [])
+            mine = _own(view, z, p)
             label = sp.zones[z].label
             held[label] = [(c, fields.get(c, {}).get(summed, "") if summed else "") for c in mine if c]
             if ranking is not None and mine:
                 ids = [names.index(c) for c in mine if c in names]
-                category = str(ranking.evaluate(ids)[2])
+                _, used, category = ranking.evaluate(ids)
+                category = f"{category}: {', '.join(names[i] for i in used)}"
         seats.append(PlayerRound(f"Player {p + 1}", held, scores[p], category))
-    return RoundExample(EXAMPLE_SEED, game.num_players, dict(options), 1, seats)
+    return RoundExample(seed, game.num_players, dict(options), 1, seats, report=report)
+
+
+def _own(view: dict[str, Any], zone: str, p: int) -> list[Any]:
+    """The cards of player ``p``'s ``zone`` in ``p``'s own view."""
+    cards = view["zones"].get(zone, [])
+    mine = cards[p] if isinstance(cards, list) and p < len(cards) else []
+    return mine if isinstance(mine, list) else (mine or {}).get("cards", [])
+
+
+def _first_round(game: Any, round_code: Any, seed: int) -> tuple[list[Any], list[Any], dict[str, Any]] | None:
+    """Every seat's view when the first round of a random match (``seed``) ends, the round's
+    scores and the round report."""
+    captured: list[Any] = []
+    original = round_code.end_round
+
+    def capture(s: Any) -> None:
+        if captured:
+            original(s)
+            return
+        views = [game.observe(s, p, events=False) for p in range(game.num_players)]
+        scores = list(s.score)
+        original(s)
+        event = s.events[-1] if s.events else {}
+        report = {k: v for k, v in event.items() if k not in ("type", "round", "scores", "totals")}
+        captured.append((views, scores, report))
+
+    round_code.end_round = capture
+    try:
+        state = game.new_initial_state(seed)
+        rng = random.Random(seed)
+        steps = 0
+        while not captured and not state.is_terminal() and steps < _MAX_EXAMPLE_ACTIONS:
+            state.apply_action(rng.choice(state.legal_actions()))
+            steps += 1
+    finally:
+        round_code.end_round = original
+    return captured[0] if captured else None
 
 
 def _summed_attribute(sp: Any) -> str | None:

@@ -40,6 +40,10 @@ def setup_section(sp: Speaker) -> Section:
     section = Section("Setup", anchor="setup")
     m, rnd = sp.model.match, sp.model.round
     lines = sp.block(m.setup) + sp.block(rnd.setup)
+    deals = any(isinstance(n, A.Assign) and isinstance(n.target, A.Name) and n.target.id == "dealer"
+                for n in A.walk(m.setup))
+    if deals:
+        lines = ["- choose a dealer for the first round"] + lines
     steps = steps_of(lines)
     if steps:
         section.blocks.append(Steps(steps))

@@ -51,13 +51,32 @@ def to_markdown(book: Book) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def _plain_steps(items: list[Step], depth: int = 0) -> list[str]:
+    out = []
+    for step in items:
+        out.append("  " * depth + step.text)
+        out += _plain_steps(step.children, depth + 1)
+    return out
+
+
 def main_text(book: Book) -> str:
-    """The main text as Markdown: without the components, the quick reference and the pictures."""
+    """The main text as plain text (what a reader reads, without Markdown's marks): without the
+    components, the quick reference and the pictures; a table row is its cells joined by "; "."""
     out: list[str] = []
     for section in book.sections:
-        if section.main:
-            out += _md_section(Section(section.title, [b for b in section.blocks if not isinstance(b, Picture)]))
-    return "\n".join(out).strip() + "\n"
+        if not section.main:
+            continue
+        out.append(section.title)
+        for block in section.blocks:
+            if isinstance(block, Para):
+                out.append(block.text)
+            elif isinstance(block, Steps):
+                out += _plain_steps(block.items)
+            elif isinstance(block, Bullets):
+                out += block.items
+            elif isinstance(block, Table):
+                out += ["; ".join(c for c in row if c) for row in [block.header] + block.rows]
+    return re.sub(r"\*\*(.+?)\*\*", r"\1", "\n".join(out).strip()) + "\n"
 
 
 # ---------------------------------------------------------------------- HTML

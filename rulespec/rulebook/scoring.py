@@ -4,6 +4,7 @@ worked example from a simulated round, given by the caller."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +34,7 @@ class RoundExample:
     options: dict[str, Any]
     round: int
     seats: list[PlayerRound] = field(default_factory=list)
-    ended: str = ""
+    report: dict[str, Any] = field(default_factory=dict)  # the spec's round report: name -> value
 
 
 @dataclass
@@ -154,7 +155,8 @@ def payout_rows(rows: list[Payout]) -> list[list[str]]:
     """One row per case: the case, then who is paid what."""
     merged: dict[tuple[str, ...], list[str]] = {}
     for r in rows:
-        merged.setdefault(tuple(r.when), []).append(f"{r.who}: {r.points}")
+        when = sorted(r.when, key=lambda w: not w.startswith("with "))  # the player count first
+        merged.setdefault(tuple(when), []).append(f"{r.who}: {r.points}")
     return [[sentence("; ".join(w)).rstrip(".") if w else "Always", "; ".join(p)] for w, p in merged.items()]
 
 
@@ -226,6 +228,7 @@ def scoring_section(sp: Speaker, example: RoundExample | None) -> Section:
                     isinstance(value.args[0], A.Const):
                 floor, value = value.args[0].value, value.args[1]
             terms = [(sign, sentence(formula(sp, t, assigned)).rstrip(".")) for sign, t in _terms(value, "+")]
+            terms = [(s, re.sub(r"\byou are in the\b", "you are one of the", t)) for s, t in terms]
         if len(terms) > 1:
             section.blocks.append(Para("At the end of each round, each player adds up their round score:"))
             section.blocks.append(Table(["", "points"], [["plus" if s == "+" else "minus", t] for s, t in terms],
@@ -241,15 +244,32 @@ def scoring_section(sp: Speaker, example: RoundExample | None) -> Section:
         section.blocks.append(Table(["when", "who scores"], payout_rows(rows), caption="Payouts"))
         section.blocks.append(Para("In any other case nobody scores."))
     if example is not None and example.seats:
-        section.blocks += _example_blocks(example)
+        section.blocks += _example_blocks(example, _who(sp, example))
     return section
 
 
-def _example_blocks(example: RoundExample) -> list[Any]:
+def _who(sp: Speaker, example: RoundExample) -> str:
+    """The players the round report names, where the report's field is a variable the designer
+    named (`about:`): "the Declaring Player: Player 1"."""
+    parts = []
+    for key, value in example.report.items():
+        about = sp.about(f"variable:{key}")
+        var = sp.variables.get(key)
+        if not about or var is None or var.type not in ("player", "players"):
+            continue
+        seats = value if isinstance(value, list) else [value]
+        named = [example.seats[v].name for v in seats if isinstance(v, int) and 0 <= v < len(example.seats)]
+        if named:
+            parts.append(f"{about}: {', '.join(named)}")
+    return sentence("; ".join(parts)) if parts else ""
+
+
+def _example_blocks(example: RoundExample, who: str = "") -> list[Any]:
     opts = ", ".join(f"{k} {v}" for k, v in example.options.items())
     head = (f"**Example.** A real round, played by the engine with random moves ({example.players} players, "
-            f"seed {example.seed}{', ' + opts if opts else ''}). At the end of round {example.round}:")
-    zones = list(example.seats[0].zones)
+            f"seed {example.seed}{', ' + opts if opts else ''}). {who + ' ' if who else ''}"
+            f"At the end of round {example.round}:")
+    zones = [z for z in example.seats[0].zones if any(s.zones.get(z) for s in example.seats)]
     header = ["player"] + zones + (["best hand"] if any(s.category for s in example.seats) else []) + ["round score"]
     rows = []
     for seat in example.seats:
@@ -258,7 +278,7 @@ def _example_blocks(example: RoundExample) -> list[Any]:
             cards = seat.zones.get(z, [])
             points = [p for _, p in cards if isinstance(p, (int, float))]
             listed = ", ".join(f"{n} ({p})" if p != "" else n for n, p in cards) or "none"
-            if len(cards) > 8 and points and len(points) == len(cards):
+            if len(cards) > 3 and points and len(points) == len(cards):
                 listed = f"{len(cards)} cards"
             row.append(listed + (f" = {sum(points)}" if points and len(points) == len(cards) else ""))
         if any(s.category for s in example.seats):

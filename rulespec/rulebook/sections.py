@@ -83,10 +83,16 @@ def end_section(sp: Speaker) -> Section:
             continue
         tie = tie or any(_is_unique_best(c) for c in _conjuncts(cond))
         parts = [c for c in _conjuncts(cond) if not _is_unique_best(c) and sp.known(c) is not True]
+        if len(parts) == 1 and isinstance(parts[0], A.BinOp) and parts[0].op == ">=" \
+                and isinstance(parts[0].left, A.Name) and parts[0].left.id == "round":
+            match_rules.append(f"#after round {sp.expr(parts[0].right)}")
+            continue
         match_rules.append(" and ".join(sp.expr(p) for p in parts))
     text = ""
     if "" in match_rules:
         text = "The game is a single round. "
+    elif len(match_rules) == 1 and match_rules[0].startswith("#"):
+        text = f"The game ends {match_rules[0][1:]}. "
     elif match_rules:
         text = "The game ends after the round in which " + "; or ".join(match_rules) + ". "
     if sp.model.round.scoring.stmts or sp.model.match.winners is None:
@@ -98,7 +104,7 @@ def end_section(sp: Speaker) -> Section:
     guard_texts = [f"a round also ends when {g}" for g in guards] + \
         [f"the game also ends after the round in which {g}" for g in match_guards]
     if guard_texts:
-        section.blocks.append(Para("Not a rule of the game, only a limit so that play always ends: "
+        section.blocks.append(Para("Not a rule, only a limit so that play always ends: "
                                    + "; ".join(guard_texts) + "."))
     about = sp.about("round")
     if about:
@@ -227,17 +233,8 @@ def options_section(sp: Speaker) -> Section:
         values = f" ({' or '.join(o.values)})" if o.values else ""
         items.append(f"**{sentence(words(o.name)).rstrip('.')}**{values}, default {default}: {sentence(text)}")
     if items:
-        section.blocks.append(Para("The rules above use the defaults; the players may agree on other values."))
+        section.blocks.append(Para("The rules above use the defaults; players may agree on other values."))
         section.blocks.append(Bullets(items))
-    named = [v for v in sp.model.variants if v.name and v.options]
-    if named:
-        lines = []
-        for v in named:
-            opts = ", ".join(f"{words(k)} {value_text(val)}" for k, val in v.options)
-            who = f"{v.players} players, " if v.players else ""
-            lines.append(f"**{sentence(v.name).rstrip('.')}**: {who}{opts}.")
-        section.blocks.append(Para("Named variants:"))
-        section.blocks.append(Bullets(lines))
     return section
 
 
@@ -247,14 +244,15 @@ def glossary_section(sp: Speaker) -> Section:
     for key, text in sp.model.abouts:
         if key.startswith("word:"):
             entries.append((key[5:], strip_rule_refs(text)))
-    for z in sp.model.zones:
-        about = sp.about(f"zone:{z.name}")
-        if about:
-            entries.append((sentence(z.label).rstrip("."), about))
-    for p in sp.model.pieces:
-        about = sp.about(f"piece:{p.name}")
-        if about:
-            entries.append((sentence(p.label).rstrip("."), about))
+    if not entries:  # no words of its own: the places and pieces the designer explains
+        for z in sp.model.zones:
+            about = sp.about(f"zone:{z.name}")
+            if about:
+                entries.append((sentence(z.label).rstrip("."), about))
+        for p in sp.model.pieces:
+            about = sp.about(f"piece:{p.name}")
+            if about:
+                entries.append((sentence(p.label).rstrip("."), about))
     if entries:
         ordered = sorted(entries, key=lambda e: e[0].lower())
         section.blocks.append(Bullets([f"**{t}**: {sentence(m)}" for t, m in ordered]))
@@ -272,7 +270,11 @@ def quick_section(sp: Speaker, setup: Section, turn: Section, scoring: Section, 
     for s in turn.blocks:
         if isinstance(s, Steps):
             lines.append("**Your turn**: " + " ".join(f"({n}) {i.text}" for n, i in enumerate(s.items, 1)))
-    for s in scoring.blocks:
+    for s in sorted(scoring.blocks, key=lambda b: not isinstance(b, Table)):
+        if isinstance(s, Table) and s.caption == "Round score":
+            lines.append("**Scoring** (each round): " + "; ".join(f"{sign} {what[0].lower() + what[1:]}"
+                                                                  for sign, what in s.rows) + ".")
+            break
         if isinstance(s, Para) and not s.text.startswith("**Example"):
             lines.append("**Scoring**: " + s.text)
             break

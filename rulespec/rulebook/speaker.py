@@ -33,6 +33,7 @@ def sentence(text: str) -> str:
     """A line of describe as a sentence of a rulebook: a capital first letter, a full stop."""
     text = text.strip().rstrip(":").strip()
     text = re.sub(r"\byou is\b", "you are", text)
+    text = re.sub(r"\byou are in the\b", "you are one of the", text)
     text = re.sub(r"\byou has\b", "you have", text)
     if not text:
         return text
@@ -54,7 +55,17 @@ def steps_of(lines: list[str]) -> list[Step]:
         step = Step(sentence(stripped[2:]))
         stack[-1][1].append(step)
         stack.append((depth, step.children))
+    _colons(root)
     return root
+
+
+def _colons(steps: list[Step]) -> None:
+    """A step with sub-steps ends with a colon: "With 4 players:"."""
+    for step in steps:
+        if step.children:
+            if step.text.endswith("."):
+                step.text = step.text[:-1] + ":"
+            _colons(step.children)
 
 
 class Speaker(PlayerDescriber):
@@ -145,6 +156,15 @@ class Speaker(PlayerDescriber):
                 return [f"{indent}- from the second round on:"] + then
         return super().s_If(s, indent)
 
+    def e_Agg(self, node: A.Agg, parent: int) -> str:
+        comp = node.comp
+        if node.func in ("any", "all") and not isinstance(comp.elt, A.Comp) and comp.cond is None \
+                and isinstance(comp.iter, A.Name) and comp.iter.id == "players" and not self.is_local("players"):
+            who = "a player" if node.func == "any" else "every player"
+            with self.aliased({**(self.aliases[-1] if self.aliases else {}), comp.var: who}):
+                return self.expr(comp.elt, parent)
+        return super().e_Agg(node, parent)
+
     def e_Call(self, node: A.Call, parent: int) -> str:
         if node.func == "count" and len(node.args) == 1 and isinstance(node.args[0], A.Agg) \
                 and node.args[0].func == "distinct":
@@ -202,6 +222,14 @@ class Speaker(PlayerDescriber):
                 and zone.per == "player" and dest.args and self.expr(dest.args[0]) == "you":  # type: ignore[union-attr]
             return f"put {self.expr(s.what)} face down in front of you"
         return super().s_Move(s, indent)
+
+    def s_Deal(self, s: A.Deal, indent: str) -> str:
+        zone = self.zones.get(s.family)
+        if zone is not None and zone.per == "cell":
+            count = "1 card" if isinstance(s.count, A.Const) and s.count.value == 1 else f"{self.expr(s.count)} cards"
+            face = f" face {zone.face}" if zone.face in ("up", "down") else ""
+            return f"deal {count}{face} from {self.place(s.source)} onto every cell of the board"
+        return super().s_Deal(s, indent)
 
     def s_Let(self, s: A.Let, indent: str) -> Any:
         if self.local:
