@@ -142,9 +142,9 @@ def simulated_round(path: str, players: int | None, options: dict[str, Any], roo
         if captured is None:
             continue
         views = captured[0]
-        held = sum(len(_own(v, z, p)) for p, v in enumerate(views) for z in zones)
-        if best is None or held > best[0]:
-            best = (held, -seed, captured)
+        cards_held = sum(len(_own(v, z, p)) for p, v in enumerate(views) for z in zones)
+        if best is None or cards_held > best[0]:
+            best = (cards_held, -seed, captured)
     if best is None:
         return None
     seed = -best[1]

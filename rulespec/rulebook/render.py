@@ -125,12 +125,13 @@ table { border-collapse: collapse; width: 100%; font: 9.5pt/1.3 "DejaVu Sans", A
         table-layout: auto; margin: .4rem 0; }
 caption { text-align: left; font-weight: bold; padding: .2rem 0; }
 th, td { border: 1px solid var(--rule); padding: .25rem .4rem; vertical-align: top; text-align: left;
-         overflow-wrap: anywhere; }
+         overflow-wrap: break-word; }
 th { background: #f3ead8; }
 figure.picture { margin: .6rem 0; } figure svg { max-width: 100%; height: auto; display: block; }
 figcaption { font-size: .85rem; font-style: italic; color: #555; }
 section#quick { border: 2px solid var(--accent); padding: .2rem 1rem 1rem; }
 section#quick ul { font-size: 10pt; }
+@media (max-width: 600px) { th, td { overflow-wrap: anywhere; padding: .2rem; } nav ol { columns: 1; } }
 @media print {
   body { max-width: none; margin: 0; font-size: 10.5pt; }
   @page { size: A4; margin: 16mm 15mm; }

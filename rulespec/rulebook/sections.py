@@ -3,6 +3,7 @@ glossary and the quick reference."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .. import ast as A
@@ -229,9 +230,10 @@ def options_section(sp: Speaker) -> Section:
     items = []
     for o in sp.model.options:
         text = sp.about(f"option:{o.name}") or strip_rule_refs(o.description)
-        default = sp.expr(o.auto) if o.auto is not None else value_text(o.default)
-        values = f" ({' or '.join(o.values)})" if o.values else ""
-        items.append(f"**{sentence(words(o.name)).rstrip('.')}**{values}, default {default}: {sentence(text)}")
+        default = sp.expr(o.auto) if o.auto is not None else words(value_text(o.default))
+        values = f" ({' or '.join(words(v) for v in o.values)})" if o.values else ""
+        here = f" (these rules: {words(value_text(sp.chosen[o.name]))})" if o.name in sp.chosen else ""
+        items.append(f"**{sentence(words(o.name)).rstrip('.')}**{values}, default {default}{here}: {sentence(text)}")
     if items:
         section.blocks.append(Para("The rules above use the defaults; players may agree on other values."))
         section.blocks.append(Bullets(items))
@@ -259,6 +261,21 @@ def glossary_section(sp: Speaker) -> Section:
     return section
 
 
+def _brief(step: Any, depth: int = 0) -> str:
+    """A step in a few words: an action by its name, a step with sub-steps with theirs."""
+    bold = re.match(r"\*\*(.+?)\*\*", step.text)
+    if bold:
+        return bold.group(1)
+    head = re.split(r"[.:;,](?:\s|$)", step.text, maxsplit=1)[0]
+    names = [re.match(r"\*\*(.+?)\*\*", c.text) for c in step.children]
+    if step.children and all(names):  # a choice of actions: their names
+        return f"{head.lower() if depth else head}: {', '.join(n.group(1) for n in names if n)}"
+    if not step.children or depth > 0:
+        return head
+    parts = [_brief(c, depth + 1) for c in step.children]
+    return f"{head}: {'; '.join(parts)}"
+
+
 def quick_section(sp: Speaker, setup: Section, turn: Section, scoring: Section, end: Section) -> Section:
     section = Section("Quick reference", main=False, anchor="quick")
     lines = [f"**Players**: {players_text(sp)}."]
@@ -269,7 +286,7 @@ def quick_section(sp: Speaker, setup: Section, turn: Section, scoring: Section, 
         lines.append("**Order**: " + order_text(sp, phase))
     for s in turn.blocks:
         if isinstance(s, Steps):
-            lines.append("**Your turn**: " + " ".join(f"({n}) {i.text}" for n, i in enumerate(s.items, 1)))
+            lines.append("**Your turn**: " + " ".join(f"({n}) {_brief(i)}." for n, i in enumerate(s.items, 1)))
     for s in sorted(scoring.blocks, key=lambda b: not isinstance(b, Table)):
         if isinstance(s, Table) and s.caption == "Round score":
             lines.append("**Scoring** (each round): " + "; ".join(f"{sign} {what[0].lower() + what[1:]}"
@@ -279,7 +296,7 @@ def quick_section(sp: Speaker, setup: Section, turn: Section, scoring: Section, 
             lines.append("**Scoring**: " + s.text)
             break
     for s in end.blocks:
-        if isinstance(s, Para):
+        if isinstance(s, Para) and not s.text.startswith("Not a rule"):  # the guard: said once, in the end
             lines.append("**End**: " + s.text)
     section.blocks.append(Bullets(lines))
     pay = [b for b in scoring.blocks if isinstance(b, Table) and b.caption == "Payouts"]

@@ -9,12 +9,14 @@ replaces the generated account of what it does.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .. import ast as A
 from ..compiler import GameDef
 from ..describe import PlayerDescriber
-from ..describe.text import words
+from ..describe.text import value_text, words
 from ..fold import DESCRIBE, UNKNOWN, FoldEnv
 from ..model import ActionRef
 from .document import Step
@@ -77,6 +79,7 @@ class Speaker(PlayerDescriber):
         self.players = players
         chosen = {o.name: o.default for o in self.model.options if o.auto is None}
         chosen.update(options or {})
+        self.chosen = dict(options or {})  # the options the reader asked for (the rest: their defaults)
         self.defaults = FoldEnv(DESCRIBE, chosen, num_players=players)
 
     def about(self, key: str) -> str | None:
@@ -98,6 +101,9 @@ class Speaker(PlayerDescriber):
         return super().e_Name(node, parent)
 
     def e_Attr(self, node: A.Attr, parent: int) -> str:
+        if isinstance(node.obj, A.Name) and node.obj.id == "option" and not self.shadowed("option") \
+                and node.name in self.chosen:
+            return value_text(self.chosen[node.name])
         if node.name in self.variables and not (isinstance(node.obj, A.Name) and node.obj.id == "option"):
             about = self.about(f"variable:{node.name}")
             if about and len(about) <= 60:
@@ -105,6 +111,17 @@ class Speaker(PlayerDescriber):
                 mine = {"you": "your"}.get(owner)
                 return f"{mine} {about.removeprefix('the ')}" if mine else f"{owner}'s {about.removeprefix('the ')}"
         return super().e_Attr(node, parent)
+
+    @contextmanager
+    def playing(self, players: int | None) -> Iterator[None]:
+        """Rules read for ``players`` players (a branch on the player count)."""
+        saved = self.defaults
+        if players is not None:
+            self.defaults = saved._replace(num_players=players)
+        try:
+            yield
+        finally:
+            self.defaults = saved
 
     def stmt_about(self, s: Any) -> str | None:
         span = getattr(s, "span", None)
@@ -143,11 +160,13 @@ class Speaker(PlayerDescriber):
             n = cond.right.value
             if cond.left.id == "num_players" and cond.op == "==":
                 others = [c for c in self.model.players if c != n]
-                then = self.block(s.then, indent + "  ")
+                with self.playing(n):
+                    then = self.block(s.then, indent + "  ")
                 out = [f"{indent}- with {n} players:"] + then
                 if s.orelse.stmts:
                     head = f"with {others[0]} players" if len(others) == 1 else "otherwise"
-                    out += [f"{indent}- {head}:"] + self.block(s.orelse, indent + "  ")
+                    with self.playing(others[0] if len(others) == 1 else None):
+                        out += [f"{indent}- {head}:"] + self.block(s.orelse, indent + "  ")
                 return out
             if cond.left.id == "round" and (cond.op, n) in ((">", 1), (">=", 2)) and not s.orelse.stmts:
                 then = self.block(s.then, indent + "  ")
@@ -274,6 +293,9 @@ class Speaker(PlayerDescriber):
             out = [f"{indent}- choose one of:"]
             for alt in alts:
                 name = alt.name if isinstance(alt, ActionRef) else alt.action
+                body = self.actions.get(name) if isinstance(alt, ActionRef) else alt
+                if body is not None and body.cond is not None and self.known(body.cond) is False:
+                    continue  # never offered with these options and this many players
                 if isinstance(alt, ActionRef):
                     if name in self.shown_actions:
                         out.append(f"{indent}  - **{words(name).capitalize()}** (as above)")
