@@ -185,15 +185,6 @@ class Speaker(PlayerDescriber):
         return super().e_Agg(node, parent)
 
     def e_Call(self, node: A.Call, parent: int) -> str:
-        if node.func == "count" and len(node.args) == 1 and isinstance(node.args[0], A.Agg) \
-                and node.args[0].func == "distinct":
-            comp = node.args[0].comp
-            elt = comp.elt
-            if isinstance(elt, A.Attr) and isinstance(elt.obj, A.Name) and elt.obj.id == comp.var:
-                with self.scope([comp.var]):
-                    where = f" where {self.expr(comp.cond)}" if comp.cond is not None else ""
-                    what = "cards" if elt.name == "name" else f"{words(elt.name)}s among the cards"
-                    return f"the number of different {what} in {self.place(comp.iter)}{where}"
         if node.func in self.defines and not self.is_local(node.func):
             d = self.defines[node.func]
             phrase = self.about(f"define:{node.func}")
@@ -207,12 +198,6 @@ class Speaker(PlayerDescriber):
         return super().e_Call(node, parent)
 
     def e_BinOp(self, node: A.BinOp, parent: int) -> str:
-        if node.op in ("==", ">", "<=") and isinstance(node.right, A.Const) and node.right.value == 0 \
-                and isinstance(node.left, A.Call) and node.left.func == "count" and len(node.left.args) == 1:
-            arg = node.left.args[0]
-            if (isinstance(arg, A.Name) and arg.id in self.zones) or \
-                    (isinstance(arg, A.Call) and arg.func in self.zones):
-                return f"{self.place(arg)} is {'not ' if node.op == '>' else ''}empty"
         if node.op in ("==", "!=") and isinstance(node.left, A.Attr) and isinstance(node.right, A.Const) \
                 and isinstance(node.right.value, str) and self.type_of(node.left.obj) == "card":
             card = self.expr(node.left.obj, 9)
