@@ -236,3 +236,26 @@ def test_cli_pdf_without_chromium_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda name: None)
     status, _, err = run("rulebook", str(HIGHJACK), "-f", "pdf", "-o", str(tmp_path / "x.pdf"), "--no-example")
     assert status == 2 and "needs headless Chromium" in err
+
+
+def test_the_tie_examples_of_the_hand_ranking_hold_in_the_engine(books):
+    """Each "(A beats B)" example of the ranking section, dealt as real cards, is ranked by the
+    engine in the category it illustrates, A above B."""
+    from interpreter import load_game
+
+    game = load_game(str(HIGHHAND), players=2)
+    ranking = game.link.rankings["poker"]
+    names = list(game.cards.names)
+    colours = ["Purple", "Red", "Blue", "Green"]
+    found = re.findall(r"^- ([^:]+): .*\(([\d, ]+) beats ([\d, ]+)\)$", books["highhand"], flags=re.M)
+    assert len(found) == 9
+    for category, better, worse in found:
+        hands = []
+        for numbers in (better, worse):
+            same = "one colour" in category
+            cards = [f"{colours[0 if same else i % 4]} {n.strip()}" for i, n in enumerate(numbers.split(","))]
+            assert len(set(cards)) == len(cards), cards
+            value, _, name = ranking.evaluate([names.index(c) for c in cards])
+            assert name == category.lower(), (category, cards, name)
+            hands.append(value)
+        assert hands[0] > hands[1], (category, better, worse)

@@ -190,13 +190,17 @@ def _tie_text(c: Any, values: list[Any], size: int) -> str:
         return (f"the higher top card wins, then the next, and so on ({', '.join(map(str, high))} beats "
                 f"{', '.join(map(str, low))})")
     groups = [k for k in c.kinds if k > 1]
-    pick = v[:len(c.kinds) + 1]
-    a = _example_values(pick, c.kinds)
-    b = a[:]
-    b[-1] = pick[len(c.kinds)]
     order = "the higher group of " + str(groups[0]) + " wins" + (
         ", then the next group" if len(groups) > 1 else "") + (
         ", then the remaining cards, highest first" if 1 in c.kinds else "")
+    if groups[0] >= 3:  # the big group decides (whatever the rest): 12, 12, 12, 1, 1 beats 11, 11, 11, 13, 13
+        rest = len(c.kinds) - 1
+        a = _example_values([v[1]] + v[len(v) - rest:], c.kinds)
+        b = _example_values([v[2]] + v[:rest], c.kinds)
+    else:  # equal groups: the last card decides
+        pick = v[:len(c.kinds) + 1]
+        a = _example_values(pick, c.kinds)
+        b = a[:-1] + [pick[len(c.kinds)]]
     return f"{order} ({', '.join(map(str, a))} beats {', '.join(map(str, b))})"
 
 
@@ -216,6 +220,9 @@ def special_section(sp: Speaker) -> Section:
                     drawn.append(place)
     for place in drawn:
         items.append(f"If {place} is empty, you draw nothing and go on with your turn.")
+    empty = _chosen_from(sp)
+    if empty:
+        items.append(f"An instruction with nothing to choose from ({' or '.join(empty)}) does nothing.")
     for phase in rnd.phases:
         about = sp.about(f"phase:{phase.name}:special")
         if about:
@@ -223,6 +230,23 @@ def special_section(sp: Speaker) -> Section:
     if items:
         section.blocks.append(Bullets(items))
     return section
+
+
+def _chosen_from(sp: Speaker) -> list[str]:
+    """The places an instruction picks a card from (a card's effect, an action's second step),
+    where an empty place leaves nothing to choose: "an empty hand"."""
+    places: list[str] = []
+    for proc in sp.model.procedures:
+        for node in A.walk(proc.body):
+            if not isinstance(node, A.Choose) or node.orelse is not None:
+                continue
+            for alt in node.alternatives:
+                for b in (alt.bindings.items if isinstance(alt, A.Alternative) and alt.bindings else ()):
+                    if isinstance(b.iter, A.Call) and b.iter.func in sp.zones and b.cond is None:
+                        text = f"an empty {sp.zones[b.iter.func].label}"
+                        if text not in places:
+                            places.append(text)
+    return places
 
 
 def options_section(sp: Speaker) -> Section:
