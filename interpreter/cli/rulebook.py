@@ -57,7 +57,8 @@ def cmd_rulebook(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Text
     name = ""
     if args.variant:
         if os.path.isfile(args.variant):
-            path, name = args.variant, os.path.splitext(os.path.basename(args.variant))[0].replace("_", " ")
+            base = compile_file(path, root=root).model.name
+            path, name = args.variant, f"a variant of {base}"
         else:
             gamedef = compile_file(path, root=root)
             found = [v for v in gamedef.model.variants if v.name == args.variant]

@@ -486,7 +486,7 @@ class RuleDescriber:
             members = self.members(c.iter)
             if members.startswith("the cards in ") and isinstance(c.cond, A.BinOp) and c.cond.op == "!=" \
                     and isinstance(c.cond.left, A.Name) and c.cond.left.id == c.var:
-                # "the cards in the Session other than winning card", not "the c in the Session where c is not ..."
+                # "the cards in the pile other than the top one", not "the c in the pile where c is not ..."
                 return f"{members} other than {self.expr(c.cond.right)}"
             where = f" where {self.expr(c.cond)}" if c.cond is not None else ""
             return f"the {c.var} in {self.expr(c.iter)}{where}"

@@ -53,8 +53,9 @@ def build(gamedef: GameDef, example: RoundExample | None = None, players: int | 
     rankings = rankings_section(sp)
     scoring = scoring_section(sp, example)
     end = end_section(sp)
-    sections = [goal, components, setup, turn, special]
+    glossary = glossary_section(sp)  # the game's own words, before the rules use them
+    sections = [goal, glossary, components, setup, turn, special]
     sections += [rankings] if rankings is not None else []
-    sections += [scoring, end, options_section(sp), glossary_section(sp), quick_section(sp, setup, turn, scoring, end)]
+    sections += [scoring, end, options_section(sp), quick_section(sp, setup, turn, scoring, end)]
     subtitle = f"Rules for {variant}" if variant else "Rules of play"
     return Book(sp.model.name, subtitle, [s for s in sections if s.blocks])

@@ -6,6 +6,7 @@ from typing import Any
 
 from ..describe.players import _entry_cards
 from ..describe.text import range_text, value_text, words
+from ..zones import PER_PLAYER, kind_of
 from .document import Para, Picture, Section, Table
 from .pictures import board_svg, cards_svg
 from .speaker import Speaker, sentence
@@ -106,9 +107,10 @@ def components_section(sp: Speaker) -> Section:
     places = []
     for zone in sp.model.zones:
         about = sp.about(f"zone:{zone.name}")
-        if about is None and zone.label == zone.name and zone.per == "player" and zone.visibility != "owner":
+        kind = kind_of(zone)
+        if about is None and zone.label == zone.name and kind is PER_PLAYER and zone.visibility != "owner":
             continue  # a place the rules only use behind the scenes
-        each = {"player": "one per player", "cell": "one per board space"}.get(str(zone.per), "one on the table")
+        each = "one per player" if kind is PER_PLAYER else "one per board space" if kind.located else "one on the table"
         places.append([sentence(zone.label).rstrip("."), each, _VISIBLE.get(zone.visibility, zone.visibility),
                        about or ""])
     if places:
@@ -129,17 +131,30 @@ def components_section(sp: Speaker) -> Section:
     return section
 
 
+def _grouping(sp: Speaker) -> str | None:
+    """The attribute that sorts the cards into kinds for their pictures' colours: what a ranking
+    calls a suit (`same:`), else a `type` attribute."""
+    for r in sp.model.rankings:
+        for c in r.categories:
+            if c.same:
+                return str(c.same)
+    cards = sp.model.cards
+    names = {a.name for a in cards.attributes} if cards else set()
+    return "type" if "type" in names else None
+
+
 def _card_pictures(sp: Speaker, kinds: list[tuple[int, list[tuple[str, dict[str, Any]]]]]) -> Picture:
     chosen: list[tuple[str, dict[str, Any], int, str]] = []
     many = sum(len(k) for _, k in kinds) > _PICTURED
+    grouping = _grouping(sp)
+    groups = sorted({str(f.get(grouping, i)) if grouping else str(i) for i, k in kinds for _, f in k})
     for index, entry_cards in kinds:
         picks = entry_cards if not many else entry_cards[: max(1, _PICTURED // max(1, len(kinds)))]
         if many and len(kinds) == 1:
             picks = entry_cards[:: max(1, len(entry_cards) // _PICTURED)][:_PICTURED]
         for name, fields in picks:
             corner = fields.get("points", fields.get("value", fields.get("number", "")))
-            groups = sorted({str(f.get("type", i)) for i, k in kinds for _, f in k})
-            group = groups.index(str(fields.get("type", index)))
+            group = groups.index(str(fields.get(grouping, index)) if grouping else str(index))
             chosen.append((name, fields, group, value_text(corner) if corner not in ("", None, 0) else ""))
     chosen = chosen[:_PICTURED]
     return Picture(cards_svg(chosen), "pictures of the cards: " + ", ".join(n for n, _, _, _ in chosen))

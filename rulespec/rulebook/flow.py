@@ -32,6 +32,8 @@ def order_text(sp: Speaker, phase: Any) -> str:
         who = "The player to the dealer's left"
     else:
         who = sentence(sp.expr(first)).rstrip(".")
+        if isinstance(first, A.Name) and first.id in sp.variables:
+            who += " (see Setup)"
     direction = {"left": "to the left", "right": "to the right"}.get(getattr(phase, "order", "left"), "in turn")
     return f"{who} plays first; then play passes {direction}."
 

@@ -11,17 +11,11 @@ __all__ = ["SEAT_COLOURS", "card_svg", "cards_svg", "board_svg"]
 
 # the playground's seat colours (render.js COLOURS)
 SEAT_COLOURS = ["#d1495b", "#2e86ab", "#3c9d5d", "#b8860b", "#7b4ea3", "#00798c", "#a05a2c", "#555"]
-_CSS_COLOURS = {"red": "#c0392b", "blue": "#2e6eb5", "green": "#2e8b57", "purple": "#7b4ea3", "yellow": "#c9a400",
-                "gold": "#b8860b", "black": "#222", "orange": "#d35400", "white": "#888", "pink": "#c2185b",
-                "hearts": "#c0392b", "diamonds": "#c0392b", "clubs": "#222", "spades": "#222"}
 _CARD_W, _CARD_H = 86, 120
 
 
-def _accent(fields: dict[str, Any], index: int) -> str:
-    for value in fields.values():
-        if isinstance(value, str) and value.lower() in _CSS_COLOURS:
-            return _CSS_COLOURS[value.lower()]
-    return SEAT_COLOURS[index % len(SEAT_COLOURS)]
+def _accent(group: int) -> str:
+    return SEAT_COLOURS[group % len(SEAT_COLOURS)]
 
 
 def _lines(name: str, width: int = 11) -> list[str]:
@@ -36,8 +30,8 @@ def _lines(name: str, width: int = 11) -> list[str]:
 
 def card_svg(name: str, fields: dict[str, Any], group: int, corner: str = "", x: int = 0, y: int = 0) -> str:
     """One card: its name in the middle, ``corner`` (its points or number) at the top left, a
-    band in the colour of its kind (a colour attribute when it has one)."""
-    colour = _accent(fields, group)
+    band in the colour of its ``group`` (its kind: the caller picks the attribute that groups)."""
+    colour = _accent(group)
     parts = [f'<g transform="translate({x},{y})">',
              f'<rect x="1" y="1" width="{_CARD_W - 2}" height="{_CARD_H - 2}" rx="8" fill="#fffdf6" '
              f'stroke="{colour}" stroke-width="2"/>',

@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import ast as A
 from ..fold import UNKNOWN
+from ..zones import PER_PLAYER, kind_of
 from .document import Para, Section, Table
 from .speaker import Speaker, sentence
 
@@ -132,7 +133,7 @@ def payouts(sp: Speaker) -> list[Payout]:
 
 
 def _one_of(text: str) -> str:
-    """A loop over a group, as one of its members: "the high hand" -> "the player with the high hand"."""
+    """A loop over a group, as one of its members: "the best score" -> "the player with the best score"."""
     return f"the player with {text}" if text.startswith("the ") else f"each of {text}"
 
 
@@ -196,7 +197,7 @@ def score_zones(sp: Speaker) -> list[str]:
                 continue
             seen.add(id(n))
             if isinstance(n, A.Call) and n.func in sp.zones and n.func not in out and \
-                    sp.zones[n.func].per == "player":
+                    kind_of(sp.zones[n.func]) is PER_PLAYER:
                 out.append(n.func)
             if isinstance(n, A.Call) and n.func in sp.defines:
                 visit(sp.defines[n.func].body)
@@ -250,7 +251,7 @@ def scoring_section(sp: Speaker, example: RoundExample | None) -> Section:
 
 def _who(sp: Speaker, example: RoundExample) -> str:
     """The players the round report names, where the report's field is a variable the designer
-    named (`about:`): "the Declaring Player: Player 1"."""
+    named (`about:`): "the dealer's partner: Player 1"."""
     parts = []
     for key, value in example.report.items():
         about = sp.about(f"variable:{key}")

@@ -207,7 +207,7 @@ def _tie_text(c: Any, values: list[Any], size: int) -> str:
 def special_section(sp: Speaker) -> Section:
     section = Section("Special cases", anchor="special")
     items: list[str] = []
-    if sp.model.pieces:
+    if _moves_pieces(sp):
         items.append("If you cannot make any move (your pieces are blocked), you lose your turn.")
     rnd = sp.model.round
     drawn: list[str] = []
@@ -223,13 +223,16 @@ def special_section(sp: Speaker) -> Section:
     empty = _chosen_from(sp)
     if empty:
         items.append(f"An instruction with nothing to choose from ({' or '.join(empty)}) does nothing.")
-    for phase in rnd.phases:
-        about = sp.about(f"phase:{phase.name}:special")
-        if about:
-            items.append(about)
     if items:
         section.blocks.append(Bullets(items))
     return section
+
+
+def _moves_pieces(sp: Speaker) -> bool:
+    """Do the players move pieces already on the board (which other pieces may block)?"""
+    roots: list[Any] = [p.body for p in sp.model.procedures] + list(sp.model.actions)
+    roots += [ph.turn for ph in sp.model.round.phases]
+    return any(isinstance(n, A.Move) and sp.type_of(n.what) == "piece" for r in roots for n in A.walk(r))
 
 
 def _chosen_from(sp: Speaker) -> list[str]:
@@ -265,7 +268,7 @@ def options_section(sp: Speaker) -> Section:
 
 
 def glossary_section(sp: Speaker) -> Section:
-    section = Section("Glossary", anchor="glossary")
+    section = Section("Words of the game", anchor="glossary")
     entries: list[tuple[str, str]] = []
     for key, text in sp.model.abouts:
         if key.startswith("word:"):

@@ -2,7 +2,7 @@
 
 A statement that only keeps count for the engine (setting a variable, a local name, an
 announcement) is not a rule a player follows and is not written. A variable's `about:` text is
-the noun phrase the rules use for it ("the Declaring Player"); a card's or an action's `about:`
+the noun phrase the rules use for it ("the caller's partner"); a card's or an action's `about:`
 replaces the generated account of what it does.
 """
 
@@ -19,6 +19,7 @@ from ..describe import PlayerDescriber
 from ..describe.text import value_text, words
 from ..fold import DESCRIBE, UNKNOWN, FoldEnv
 from ..model import ActionRef
+from ..zones import PER_PLAYER, kind_of
 from .document import Step
 
 __all__ = ["Speaker", "sentence", "steps_of", "strip_rule_refs"]
@@ -88,7 +89,8 @@ class Speaker(PlayerDescriber):
 
     # ------------------------------------------------------------------ names
     def e_Name(self, node: A.Name, parent: int) -> str:
-        if node.id in ("card", "c") and self.is_local(node.id) and not (self.aliases and node.id in self.aliases[-1]):
+        if node.id in ("card", "c") and self.is_local(node.id) and not (self.aliases and node.id in self.aliases[-1]) \
+                and self.type_of(node) == "card":
             return "the card"
         if not (self.aliases and node.id in self.aliases[-1]) and not self.is_local(node.id) \
                 and node.id in self.defines and self.about(f"define:{node.id}"):
@@ -185,6 +187,9 @@ class Speaker(PlayerDescriber):
         return super().e_Agg(node, parent)
 
     def e_Call(self, node: A.Call, parent: int) -> str:
+        if node.func == "player" and len(node.args) == 1 and isinstance(node.args[0], A.Const) \
+                and isinstance(node.args[0].value, int):
+            return f"player {node.args[0].value + 1}"  # seats are counted from 1 in a rulebook
         if node.func in self.defines and not self.is_local(node.func):
             d = self.defines[node.func]
             phrase = self.about(f"define:{node.func}")
@@ -216,6 +221,11 @@ class Speaker(PlayerDescriber):
                 return f"the deal passes to the {value.func}"
             return []
         if isinstance(target, A.Attr) and target.name == "score":
+            who = self.expr(target.obj, 9)
+            if s.op == "=":
+                return f"{who} {'score' if who == 'you' else 'scores'} {self.expr(s.value)} this round"
+            if s.op == "+=":
+                return f"{who} {'score' if who == 'you' else 'scores'} {self.expr(s.value)} more"
             return super().s_Assign(s, indent)
         return []  # a variable the engine keeps: bookkeeping, not a rule
 
@@ -223,13 +233,13 @@ class Speaker(PlayerDescriber):
         dest = s.dest
         zone = self.zones.get(dest.func) if isinstance(dest, A.Call) else None
         if zone is not None and s.selector not in ("all", "top", "bottom", "random") and zone.face == "down" \
-                and zone.per == "player" and dest.args and self.expr(dest.args[0]) == "you":  # type: ignore[union-attr]
+                and kind_of(zone) is PER_PLAYER and dest.args and self.expr(dest.args[0]) == "you":  # type: ignore[union-attr]
             return f"put {self.expr(s.what)} face down in front of you"
         return super().s_Move(s, indent)
 
     def s_Deal(self, s: A.Deal, indent: str) -> str:
         zone = self.zones.get(s.family)
-        if zone is not None and zone.per == "cell":
+        if zone is not None and kind_of(zone).located:
             count = "1 card" if isinstance(s.count, A.Const) and s.count.value == 1 else f"{self.expr(s.count)} cards"
             face = f" face {zone.face}" if zone.face in ("up", "down") else ""
             return f"deal {count}{face} from {self.place(s.source)} onto every cell of the board"
