@@ -144,7 +144,7 @@ def _grouping(sp: Speaker) -> str | None:
 
 
 def _card_pictures(sp: Speaker, kinds: list[tuple[int, list[tuple[str, dict[str, Any]]]]]) -> Picture:
-    chosen: list[tuple[str, dict[str, Any], int, str]] = []
+    chosen: list[tuple[str, dict[str, Any], int | str, str]] = []
     many = sum(len(k) for _, k in kinds) > _PICTURED
     grouping = _grouping(sp)
     groups = sorted({str(f.get(grouping, i)) if grouping else str(i) for i, k in kinds for _, f in k})
@@ -154,7 +154,9 @@ def _card_pictures(sp: Speaker, kinds: list[tuple[int, list[tuple[str, dict[str,
             picks = entry_cards[:: max(1, len(entry_cards) // _PICTURED)][:_PICTURED]
         for name, fields in picks:
             corner = fields.get("points", fields.get("value", fields.get("number", "")))
-            group = groups.index(str(fields.get(grouping, index)) if grouping else str(index))
+            group: int | str = groups.index(str(fields.get(grouping, index)) if grouping else str(index))
+            if grouping in ("colour", "color") and str(fields.get(grouping, "")).isalpha():
+                group = str(fields[grouping])  # a colour attribute names the colour to draw
             chosen.append((name, fields, group, value_text(corner) if corner not in ("", None, 0) else ""))
     chosen = chosen[:_PICTURED]
     return Picture(cards_svg(chosen), "pictures of the cards: " + ", ".join(n for n, _, _, _ in chosen))

@@ -14,7 +14,10 @@ SEAT_COLOURS = ["#d1495b", "#2e86ab", "#3c9d5d", "#b8860b", "#7b4ea3", "#00798c"
 _CARD_W, _CARD_H = 86, 120
 
 
-def _accent(group: int) -> str:
+def _accent(group: int | str) -> str:
+    """A group's colour: a colour's own name (a card's colour attribute), else one of the seats'."""
+    if isinstance(group, str):
+        return escape(group.lower(), quote=True)
     return SEAT_COLOURS[group % len(SEAT_COLOURS)]
 
 
@@ -28,7 +31,7 @@ def _lines(name: str, width: int = 11) -> list[str]:
     return out[:3]
 
 
-def card_svg(name: str, fields: dict[str, Any], group: int, corner: str = "", x: int = 0, y: int = 0) -> str:
+def card_svg(name: str, fields: dict[str, Any], group: int | str, corner: str = "", x: int = 0, y: int = 0) -> str:
     """One card: its name in the middle, ``corner`` (its points or number) at the top left, a
     band in the colour of its ``group`` (its kind: the caller picks the attribute that groups)."""
     colour = _accent(group)
@@ -47,7 +50,7 @@ def card_svg(name: str, fields: dict[str, Any], group: int, corner: str = "", x:
     return "".join(parts)
 
 
-def cards_svg(cards: list[tuple[str, dict[str, Any], int, str]], per_row: int = 7) -> str:
+def cards_svg(cards: list[tuple[str, dict[str, Any], int | str, str]], per_row: int = 7) -> str:
     """A row of cards (name, fields, group, corner), wrapped ``per_row`` to a line."""
     gap = 8
     rows = (len(cards) + per_row - 1) // per_row
