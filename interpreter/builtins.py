@@ -10,6 +10,7 @@ from rulespec import types as T
 
 from .budget import SMALL, check_grown, check_size, spend
 from .errors import BudgetError, RuleError
+from .expression_ops import shuffled_order
 from .expressions import (
     Fn,
     _const,
@@ -57,14 +58,14 @@ def _paid_list(node: Any, L: Any) -> Fn:
     """A list that the caller walks once: a large one is paid for."""
     items = compile_list(node, L)
     span = node.span
+    return lambda s, e: paid_items(s, items(s, e), span)
 
-    def paid(s: Any, e: dict) -> list:
-        xs = items(s, e)
-        if len(xs) > SMALL:
-            spend(s, len(xs), span)
-        return xs
 
-    return paid
+def paid_items(s: Any, xs: Any, span: Any) -> Any:
+    """``xs``, a list the caller walks once, paid for when large (generated code calls it too)."""
+    if len(xs) > SMALL:
+        spend(s, len(xs), span)
+    return xs
 
 
 def b_sum(node: A.Call, L: Any) -> Fn:
@@ -131,38 +132,42 @@ def b_last(node: A.Call, L: Any) -> Fn:
     return last
 
 
-def unknown_order(what: str) -> str:
-    """The message of reading a card by its place in a shuffled zone."""
-    return f"{what} of a shuffled zone is not known: draw from it instead"
+def card_from_top(cards: list, i: Any) -> Any:
+    """The card ``i`` places below the top of ``cards`` (none past the bottom): `top`, `nth`."""
+    return cards[-1 - i] if 0 <= i < len(cards) else None
 
 
-def _zone_pick(node: A.Call, L: Any, pick: Callable[[list, int], Any], what: str) -> Fn:
+def card_from_bottom(cards: list, i: Any) -> Any:
+    """The card ``i`` places above the bottom of ``cards`` (none past the top): `bottom`."""
+    return cards[i] if 0 <= i < len(cards) else None
+
+
+def _zone_pick(node: A.Call, L: Any, pick: Callable[[list, Any], Any], what: str) -> Fn:
     zone = compile_expr(node.args[0], L)
     depth = compile_expr(node.args[1], L) if len(node.args) > 1 else _const(0)
     span = node.span
-    message = unknown_order(what)
+    message = shuffled_order(what)
 
     def zone_card(s: Any, e: dict) -> Any:
         z = zone(s, e)
         if s.shuffled[z]:
             raise RuleError(message, span)
         cards = s.zones[z]
-        i = depth(s, e)
-        return pick(cards, i) if 0 <= i < len(cards) else None
+        return pick(cards, depth(s, e))
 
     return zone_card
 
 
 def b_top(node: A.Call, L: Any) -> Fn:
-    return _zone_pick(node, L, lambda cards, i: cards[-1 - i], "the top card")
+    return _zone_pick(node, L, card_from_top, "the top card")
 
 
 def b_nth(node: A.Call, L: Any) -> Fn:
-    return _zone_pick(node, L, lambda cards, i: cards[-1 - i], "a card")
+    return _zone_pick(node, L, card_from_top, "a card")
 
 
 def b_bottom(node: A.Call, L: Any) -> Fn:
-    return _zone_pick(node, L, lambda cards, i: cards[i], "the bottom card")
+    return _zone_pick(node, L, card_from_bottom, "the bottom card")
 
 
 def b_left(node: A.Call, L: Any) -> Fn:
@@ -193,16 +198,20 @@ def b_seats_from(node: A.Call, L: Any) -> Fn:
     return lambda s, e: table[p(s, e)]
 
 
+def seat_of(x: Any, n: int, span: Any) -> Any:
+    """`player(x)` in an ``n``-player game (generated code calls it too)."""
+    if not 0 <= x < n:
+        raise RuleError(f"there is no seat {x} in a {n}-player game", span)
+    return x
+
+
 def b_player(node: A.Call, L: Any) -> Fn:
     (i,) = _args(node, L)
     n = L.num_players
     span = node.span
 
     def seat(s: Any, e: dict) -> int:
-        x = i(s, e)
-        if not 0 <= x < n:
-            raise RuleError(f"there is no seat {x} in a {n}-player game", span)
-        return x
+        return seat_of(i(s, e), n, span)
 
     if is_const(i):
         x = const_value(i)
@@ -217,10 +226,7 @@ def b_pieces(node: A.Call, L: Any) -> Fn:
     owner = args[0]
     every = range(len(L.piece_owner))
     if not L.piece_fields_set and (len(args) == 1 or is_const(args[1])):
-        # no rule changes owners or kinds: each player's pieces are known when the game is linked
-        kind = const_value(args[1]) if len(args) > 1 else None
-        table = [[x for x in every if L.piece_owner[x] == p and kind in (None, L.piece_kind_name[x])]
-                 for p in range(L.num_players)]
+        table = pieces_table(L, const_value(args[1]) if len(args) > 1 else None)
         return lambda s, e: table[owner(s, e)]
     if len(args) == 1:
         def pieces(s: Any, e: dict) -> list:
@@ -238,6 +244,14 @@ def b_pieces(node: A.Call, L: Any) -> Fn:
         return [x for x in every if owners[x] == p and kinds[x] == k]
 
     return pieces_of_kind
+
+
+def pieces_table(L: Any, kind: Any) -> list[list[int]]:
+    """Each player's pieces (of ``kind``, unless None) in piece order, for rules that change no
+    piece's owner or kind: known when the game is linked (generated code reads it too)."""
+    every = range(len(L.piece_owner))
+    return [[x for x in every if L.piece_owner[x] == p and kind in (None, L.piece_kind_name[x])]
+            for p in range(L.num_players)]
 
 
 def b_piece_at(node: A.Call, L: Any) -> Fn:
@@ -348,10 +362,15 @@ def b_empty_cells(node: A.Call, L: Any) -> Fn:
     return empty_cells
 
 
+def start_cells_table(L: Any) -> list[list[int]]:
+    """Each player's pieces' start cells (of those that start on the board), in piece order."""
+    return [[L.piece_start[x] for x in range(len(L.piece_owner)) if L.piece_owner[x] == q and L.piece_start[x] >= 0]
+            for q in range(L.num_players)]
+
+
 def b_start_cells(node: A.Call, L: Any) -> Fn:
     (p,) = _args(node, L)
-    table = [[L.piece_start[x] for x in range(len(L.piece_owner)) if L.piece_owner[x] == q and L.piece_start[x] >= 0]
-             for q in range(L.num_players)]
+    table = start_cells_table(L)
     return lambda s, e: table[p(s, e)]
 
 
@@ -387,48 +406,57 @@ def directions_of(node: A.Call, L: Any, default: str = "orthogonal") -> str:
     return default
 
 
-def b_directions(node: A.Call, L: Any) -> Fn:
+def direction_steps(node: A.Call, L: Any) -> list[list[int]]:
+    """The steps `directions(name)` lists (its argument is a constant: the checker saw to it)."""
     from .board import DIRECTIONS
 
-    steps = [list(step) for step in DIRECTIONS[str(const_value(compile_expr(node.args[0], L)))]]
-    return lambda s, e: [list(step) for step in steps]  # a fresh list: the rules may keep and change it
+    return [list(step) for step in DIRECTIONS[str(const_value(compile_expr(node.args[0], L)))]]
+
+
+def fresh_steps(steps: list[list[int]]) -> list[list[int]]:
+    """A fresh copy of ``steps``: the rules may keep and change it."""
+    return [list(step) for step in steps]
+
+
+def b_directions(node: A.Call, L: Any) -> Fn:
+    steps = direction_steps(node, L)
+    return lambda s, e: fresh_steps(steps)
+
+
+def neighbours_of(c: Any, table: Any) -> list:
+    """The neighbours of cell ``c`` in ``table`` (a fresh list); not a cell: no neighbours."""
+    return list(table[c]) if type(c) is int and 0 <= c < len(table) else []
 
 
 def b_neighbours(node: A.Call, L: Any) -> Fn:
     (cell,) = _args(node, L)
     table = L.board.neighbours[directions_of(node, L)]
+    return lambda s, e: neighbours_of(cell(s, e), table)
 
-    size = len(table)
 
-    def neighbours(s: Any, e: dict) -> list:
-        c = cell(s, e)
-        return list(table[c]) if type(c) is int and 0 <= c < size else []  # not a cell: no neighbours
-
-    return neighbours
+def ray_of(s: Any, c: Any, dr: Any, dc: Any, rows: int, cols: int) -> list:
+    """The cells from ``c`` by steps (``dr``, ``dc``), up to the board's edge or the first piece
+    (included)."""
+    if type(c) is not int or not 0 <= c < rows * cols or (dr == 0 and dc == 0) \
+            or type(dr) is not int or type(dc) is not int:
+        return []
+    occupied = s.cell_piece
+    r, k = divmod(c, cols)
+    out = []
+    r, k = r + dr, k + dc
+    while 0 <= r < rows and 0 <= k < cols:
+        c = r * cols + k
+        out.append(c)
+        if occupied[c] >= 0:
+            break
+        r, k = r + dr, k + dc
+    return out
 
 
 def b_ray(node: A.Call, L: Any) -> Fn:
     cell, drow, dcol = _args(node, L)
     rows, cols = L.board.rows, L.board.cols
-
-    def ray(s: Any, e: dict) -> list:
-        c, dr, dc = cell(s, e), drow(s, e), dcol(s, e)
-        if type(c) is not int or not 0 <= c < rows * cols or (dr == 0 and dc == 0) \
-                or type(dr) is not int or type(dc) is not int:
-            return []
-        occupied = s.cell_piece
-        r, k = divmod(c, cols)
-        out = []
-        r, k = r + dr, k + dc
-        while 0 <= r < rows and 0 <= k < cols:
-            c = r * cols + k
-            out.append(c)
-            if occupied[c] >= 0:
-                break
-            r, k = r + dr, k + dc
-        return out
-
-    return ray
+    return lambda s, e: ray_of(s, cell(s, e), drow(s, e), dcol(s, e), rows, cols)
 
 
 def _flood(s: Any, table: Any, path: set, starts: Any, span: Any) -> set:
@@ -497,11 +525,16 @@ def b_group(node: A.Call, L: Any) -> Fn:
     return group
 
 
-def _ranking_fn(node: A.Call, L: Any, pick: int) -> Fn:
+def ranking_of(node: A.Call, L: Any) -> Any:
+    """The ranking a ranking function's first argument names (a constant, or a link-time error)."""
     ranking_fn = compile_expr(node.args[0], L)
     if not is_const(ranking_fn):
         raise RuleError("the first argument must name a ranking", node.span)
-    ranking = const_value(ranking_fn)
+    return const_value(ranking_fn)
+
+
+def _ranking_fn(node: A.Call, L: Any, pick: int) -> Fn:
+    ranking = ranking_of(node, L)
     cards = _paid_list(node.args[1], L)
     evaluate = ranking.evaluate
     span = node.span
@@ -520,19 +553,20 @@ def b_category(node: A.Call, L: Any) -> Fn:
     return _ranking_fn(node, L, 2)
 
 
+def score_of(value: Any) -> float:
+    """`hand_score`: a hand's value (category, tiebreak ranks, ...) as one number."""
+    category, tiebreak, _ = value
+    total = float(category)
+    scale = 1.0
+    for rank in tiebreak:
+        scale /= 32.0
+        total += rank * scale
+    return total
+
+
 def b_hand_score(node: A.Call, L: Any) -> Fn:
     value = _ranking_fn(node, L, 0)
-
-    def score(s: Any, e: dict) -> float:
-        category, tiebreak, _ = value(s, e)
-        total = float(category)
-        scale = 1.0
-        for rank in tiebreak:
-            scale /= 32.0
-            total += rank * scale
-        return total
-
-    return score
+    return lambda s, e: score_of(value(s, e))
 
 
 def b_str(node: A.Call, L: Any) -> Fn:
@@ -548,18 +582,18 @@ def b_str(node: A.Call, L: Any) -> Fn:
 
     limits = L.limits
     span = node.span
+    return lambda s, e: text_of(s, convert(s, value(s, e)), limits, span)
 
-    def text(s: Any, e: dict) -> str:
-        v = convert(s, value(s, e))
-        if isinstance(v, list):
-            return _joined(s, v, limits, span)
-        if v is None:
-            return "none"
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        return str(v)
 
-    return text
+def text_of(s: Any, v: Any, limits: Any, span: Any) -> str:
+    """`str` of ``v``, a value as its JSON (generated code calls it too)."""
+    if isinstance(v, list):
+        return _joined(s, v, limits, span)
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
 
 
 def _joined(s: Any, values: list, limits: Any, span: Any) -> str:

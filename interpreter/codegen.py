@@ -35,19 +35,12 @@ from rulespec import types as T
 from .budget import _BIG_INT as _BIG
 from .budget import SMALL, check_grown, overrun
 from .builtins import (
-    board_path,
-    directions_of,
-    group_of,
-    line_of,
-    path_targets,
-    reaches,
     slides_any,
     slides_of,
     slides_rays,
-    unknown_order,
     whole_numbers,
-    whole_of,
 )
+from .codegen_calls import SIMPLE, WHOLE, in_order, is_builtin_call, piece_start, table_item, write_builtin
 from .errors import RuleError
 from .expressions import (
     Fn,
@@ -81,15 +74,10 @@ _OPS = {"+": "+", "-": "-", "*": "*", "/": "/", "//": "//", "%": "%", "==": "=="
         "<=": "<=", ">": ">", ">=": ">="}
 _STATE_NAMES = {"current": "s.current", "dealer": "s.dealer", "round": "s.round", "turn": "s.turn"}
 _PLAYER_TABLES = {"score": "s.score", "total": "s.total"}
-_SEAT_TABLES = ("left", "right", "others", "seats_from")
 _MIN_NODES = 3  # smaller trees are as fast as closures: not worth a unit
 _INLINE_NODES = 40  # a define of fewer nodes that calls no other is written in line where it is called
-_WHOLE = re.compile(r"-?[0-9]+\Z")  # the code of a whole number
 _FOLDED = {"+": operator.add, "-": operator.sub, "*": operator.mul}  # what the generator computes on two numbers
-_LINE_RUNS = 16  # `line(p, n)` over at most this many runs (known at link time) is tested in line
 _VERSIONS = 8  # versions of one define for the numbers its calls pass (Codegen.version)
-# code that names a value (a Python local, a state field, a local of the rules, a number): it may be repeated
-_SIMPLE = re.compile(r"(-?[0-9]+|None|True|False|_[a-z]+[0-9]*|s\.[a-z_]+|e\[_k[0-9]+\])\Z")
 # a table's item (`c.points` of a card that is never none)
 _LOOKUP = re.compile(r"(_k[0-9]+)\[(_[a-z]+[0-9]*)\]\Z")
 # a whole number plus a name (a zone of a family, `hand(p)`)
@@ -101,10 +89,6 @@ def _fail(message: str, span: Any) -> None:
 
 
 _NUMBERS = (T.INT, T.NUM)  # types whose values are numbers whatever happens (not a value of any type)
-
-# the types whose values a set tells apart as `distinct` does (by equality; not lists, not numbers
-# that may be floats)
-_HASHED = frozenset({T.STR, T.INT, T.BOOL, T.CARD, T.PLAYER, T.CELL, T.PIECE})
 
 
 def _charge(s: Any, xs: Any, span: Any) -> Any:
@@ -352,11 +336,6 @@ def _define_by_closure(body: Fn, params: tuple[str, ...], paid: bool,
     return lambda s, *args: body(s, {**fixed, **dict(zip(free, args))})
 
 
-def is_builtin_call(node: Any, name: str, L: Any) -> bool:
-    """Is ``node`` a call of the language's builtin ``name``?"""
-    return isinstance(node, A.Call) and node.func == name and L.info.ref(node).kind == "builtin"
-
-
 def _size(node: Any, limit: int = _MIN_NODES) -> int:
     """The number of nodes under ``node`` (counted up to ``limit``)."""
     count = 0
@@ -552,19 +531,22 @@ class _Writer:
                 return f"(None if {first} is None or ({c} := s.piece_cell[{x}]) < 0 else {c})"
             if node.name in ("owner", "kind"):  # the state's: a rule may change them
                 return self.unless_none(self.expr(node.obj), lambda x: f"s.piece_{node.name}[{x}]")
+            if node.name == "start":
+                return piece_start(self, node)
         return None
 
     def x_Index(self, node: A.Index) -> str | None:
-        """``xs[i]`` of a list or a text in line (a zone's order may be unknown, a table's key
-        missing: their closures say so); an index outside the list raises, and the unit falls
-        back to the closure for its message (``codegen_blocks.has_own_errors``)."""
+        """``xs[i]`` of a list, a text or a zone (whose order may be unknown: an error) in line,
+        or a table's entry (``table_item``); an index outside the list raises, and the unit
+        falls back to the closure for its message (``codegen_blocks.has_own_errors``)."""
         L = self.L
         if L.info.ref(node).kind == "table":
-            return None
+            return table_item(self, node)
         t = type_of(node.obj, L)
-        if not (T.is_list(t) or t in (T.STR, T.ANY)):
+        if not (T.is_list(t) or t in (T.STR, T.ANY, T.ZONE)):
             return None
-        return f"{self.expr(node.obj)}[{self.expr(node.index)}]"
+        items = in_order(self, node.obj, "a card's position")
+        return f"{items}[{self.expr(node.index)}]"
 
     def x_ListLit(self, node: A.ListLit) -> str:
         return "[" + ", ".join(self.expr(i) for i in node.items) + "]"
@@ -606,7 +588,7 @@ class _Writer:
                 # it is made, as the closure does it
                 return (f"{self.name_of(checked_arith)}(s, {self.name_of(op)}, {self.name_of(operator.mul)}, {left}, "
                         f"{right}, _lim, {self.name_of(node.span)})")
-            if op in _FOLDED and _WHOLE.match(left) and _WHOLE.match(right):
+            if op in _FOLDED and WHOLE.match(left) and WHOLE.match(right):
                 value = _FOLDED[op](int(left), int(right))
                 if -_BIG < value < _BIG:
                     self.folded += 1
@@ -758,7 +740,7 @@ class _Writer:
         if inline is not None:
             return inline
         span = [self.name_of(node.span)] if self.L.define_paid(name) else []
-        numbers = {i: int(code) for i, code in enumerate(codes) if _WHOLE.match(code)}
+        numbers = {i: int(code) for i, code in enumerate(codes) if WHOLE.match(code)}
         version = self.gen.version(name, tuple(numbers.items())) if numbers else None
         if version is not None:
             rest = [code for i, code in enumerate(codes) if i not in numbers]
@@ -775,11 +757,11 @@ class _Writer:
         L = self.L
         define = L.defines[name]
         if L.define_fans_out(name) or _size(define.body, _INLINE_NODES) >= _INLINE_NODES \
-                or not all(_SIMPLE.match(code) or _OFFSET.match(code) for code in codes):
+                or not all(SIMPLE.match(code) or _OFFSET.match(code) for code in codes):
             return None
         first = []
         for i, code in enumerate(codes):
-            if not _SIMPLE.match(code):
+            if not SIMPLE.match(code):
                 t = self.temp()
                 first.append(f"({t} := {code}) is not None")
                 codes[i] = t
@@ -791,100 +773,7 @@ class _Writer:
             self.scope, self.env = scope, env
 
     def builtin(self, node: A.Call) -> str | None:
-        L = self.L
-        func = node.func
-        args = node.args
-        if func in _SEAT_TABLES:
-            n = L.num_players
-            table = {"left": [(i + 1) % n for i in range(n)], "right": [(i - 1) % n for i in range(n)],
-                     "others": [[(i + k) % n for k in range(1, n)] for i in range(n)],
-                     "seats_from": [[(i + k) % n for k in range(n)] for i in range(n)]}[func]
-            return f"{self.name_of(table)}[{self.expr(args[0])}]"
-        if func == "count":
-            inner = args[0]
-            if is_builtin_call(inner, "empty_cells", L):
-                # an empty cell holds -1 (a state's cells hold -1 or a piece: state_check): counted in C
-                return f"{self.name_of(list.count)}(s.cell_piece, -1)"
-            if (isinstance(inner, A.Agg) and inner.func == "distinct" and inner.comp.cond is None
-                    and not isinstance(inner.comp.elt, A.Comp) and type_of(inner.comp.elt, L) in _HASHED):
-                elt, loop, var = self.comprehension(inner.comp, inner.span)  # as many as a set of them holds
-                looked_up = self.looked_up(inner.comp, elt, loop, var)
-                return f"len(set({looked_up or f'[{elt} {loop}]'}))"
-            return f"len({self.listing(inner)})"
-        if func == "piece_at":
-            first, c = self.held(self.expr(args[0]))
-            x = self.temp()
-            return f"(None if {first} is None or ({x} := s.cell_piece[{c}]) < 0 else {x})"
-        if func == "pieces" and len(args) == 1 and not L.piece_fields_set:
-            owner = L.piece_owner  # no rule changes owners: each player's pieces are known now
-            table = [[x for x in range(len(owner)) if owner[x] == p] for p in range(L.num_players)]
-            return f"{self.name_of(table)}[{self.expr(args[0])}]"
-        if func == "pieces" and len(args) == 1:
-            p, x = self.temp(), self.temp()
-            # the owner is computed once, before the loop (Python evaluates a tuple left to right)
-            return (f"(({p} := {self.expr(args[0])}), [{x} for {x} in {self.name_of(range(len(L.piece_owner)))} "
-                    f"if s.piece_owner[{x}] == {p}])[1]")
-        if func == "cell" and len(args) == 2:
-            r, c = self.temp(), self.temp()
-            rows, cols = L.board.rows, L.board.cols
-            return (f"({r} * {cols!r} + {c} if (({r} := {self.expr(args[0])}), ({c} := {self.expr(args[1])})) "
-                    f"and 0 <= {r} < {rows!r} and 0 <= {c} < {cols!r} else None)")
-        if func == "empty_cells" and L.board is not None:
-            c = self.temp()
-            return f"[{c} for {c} in {self.name_of(range(L.board.size))} if s.cell_piece[{c}] < 0]"
-        if func in ("first", "last") and type_of(args[0], L) != T.ZONE:  # (a zone's order may be unknown)
-            first, xs = self.held(self.expr(args[0]))
-            return f"({xs}[{0 if func == 'first' else -1!r}] if {first} else None)"
-        if func in ("top", "bottom") and len(args) == 1:
-            # the card at that end of the zone, none when it is empty; a shuffled zone's order is unknown
-            what = unknown_order("the top card" if func == "top" else "the bottom card")
-            code = self.expr(args[0])
-            zone, z = (code, code) if _SIMPLE.match(code) else self.held(code)
-            cards = self.temp()
-            return (f"(_fail({self.name_of(what)}, {self.name_of(node.span)}) if s.shuffled[{zone}] else "
-                    f"({cards}[{-1 if func == 'top' else 0!r}] if ({cards} := s.zones[{z}]) else None))")
-        if func == "slides":  # (its closure, compiled first, checked that the keywords are constants)
-            return f"_sl(s, {self.expr(args[0])}, {self.name_of(slides_rays(node, L))})"
-        if func == "line":
-            who, n = self.expr(args[0]), self.expr(args[1])
-            if _WHOLE.match(n):
-                runs = L.board.windows(int(n))  # (runs of no cell, for n = 0, have no test to write)
-                if int(n) > 0 and _SIMPLE.match(who) and 0 < len(runs) <= _LINE_RUNS:
-                    return self.line_in_line(who, runs)
-                windows = self.name_of(runs)
-            else:  # a length known only in play: the runs by the board's (cached) method
-                windows = f"{self.name_of(L.board.windows)}({n})"
-            return f"{self.name_of(line_of)}(s, {who}, {windows}, {self.name_of(node.span)})"
-        if func in ("connected", "group") and L.board is not None:
-            # the shared parts of their closures (builtins), in the closures' order: the path, then
-            # the targets, then (only when a target is on the path) where it starts
-            links = self.name_of(L.board.neighbours[directions_of(node, L)])
-            span = self.name_of(node.span)
-            path_of = f"{self.name_of(board_path)}({self.expr(args[0 if func == 'connected' else 1])}, " \
-                      f"{self.name_of(range(L.board.size))})"
-            if func == "group":
-                return f"{self.name_of(group_of)}(s, {path_of}, {self.expr(args[0])}, {links}, {span})"
-            path, targets = self.temp(), self.temp()
-            return (f"({self.name_of(reaches)}(s, {targets}, {path}, {self.expr(args[1])}, {links}, {span}) "
-                    f"if ({targets} := {self.name_of(path_targets)}(({path} := {path_of}), {self.expr(args[2])})) "
-                    f"else False)")
-        if func == "range":
-            a, b = (self.expr(arg) for arg in args)
-            if _WHOLE.match(a) and _WHOLE.match(b) and int(b) - int(a) <= SMALL:
-                return f"list(range({a}, {b}))"
-            return f"_rg(s, {a}, {b}, {self.name_of(L.limits.max_list)}, {self.name_of(node.span)})"
-        if func == "abs":
-            return f"abs({self.expr(args[0])})"
-        if func == "int":
-            return f"{self.name_of(whole_of)}({self.expr(args[0])}, {self.name_of(node.span)})"
-        if func == "dict":  # a record: each field's value as its JSON, as builtins.b_dict
-            fields = []
-            for key, value in node.kwargs:
-                fields.append(f"{self.name_of(key)}: {self.as_json(self.expr(value), type_of(value, L))}")
-            return "{" + ", ".join(fields) + "}"
-        if func in ("max", "min") and len(args) == 2:
-            return f"{func}({self.expr(args[0])}, {self.expr(args[1])})"
-        return None
+        return write_builtin(self, node)
 
 
 def _always_bool(node: Any) -> bool:

@@ -5,7 +5,7 @@ Two shapes, both with the discipline of ``codegen`` (verified by ``pycode``):
 - a block that cannot wait becomes one function ``f(state, env)`` running its statements
   in line (the closure engine's ``compile_block_closure``);
 - a block that can wait becomes the ``step(state, frame)`` of its ``BlockCode``: resumable
-  code whose program counter is ``frame[1]``, a plain integer in the state, so a state can
+  code whose program counter is ``frame[PC]`` (``frames.BLOCK``), a plain integer in the state, so a state can
   still be cloned or saved between any two statements.
 
 The common statements (assignments, `let`, `if`, moving a card or a piece, placing and
@@ -26,6 +26,17 @@ from rulespec import types as T
 
 from .budget import SMALL, log_event, spend
 from .codegen import Codegen, _fail, _size, _Writer
+from .codegen_effects import (
+    marks,
+    write_assign,
+    write_deal,
+    write_flip,
+    write_if_binding,
+    write_next,
+    write_random_let,
+    write_repeat,
+    write_shuffle,
+)
 from .effects import (
     BOTTOM,
     PYTHON_ERRORS,
@@ -47,7 +58,7 @@ from .effects import (
 )
 from .errors import RuleError
 from .expressions import compile_expr, compile_list, is_const, list_difference, type_of
-from .frames import enter_block
+from .frames import BLOCK, ENV, PC, CallEntry, IfEntry, enter_block
 from .state import deal_cards, draw_top, move_card, move_cards, move_piece, move_zone, take_card
 
 __all__ = ["HELPERS", "block_lines", "block_writer", "generate_block", "generate_block_step", "hand_back",
@@ -55,12 +66,7 @@ __all__ = ["HELPERS", "block_lines", "block_writer", "generate_block", "generate
 
 # statement classes with no form in line: a generated block calls their closure (``effects``)
 CLOSURE_STATEMENTS = {
-    "Deal": "deals round the table from a zone whose order may be unknown",
-    "Shuffle": "marks a zone unordered (and the end conditions, if they read it)",
-    "Flip": "a card or a list of cards: rare, and one call",
-    "Next": "rare (once a turn at most), and one call",
-    "Repeat": "a bounded loop with its own error when the bound is reached",
-    "Choose": "never runs in line: a choice is a frame code (flow.ChooseCode)",
+    "Choose": "never runs in line: a choice is a frame code (codes.ChooseCode)",
 }
 
 _ARITHMETIC = frozenset({"+", "-", "*", "/", "//", "%"})
@@ -77,7 +83,7 @@ def _done(s: Any) -> None:
 def hand_back(s: Any) -> None:
     """The body of a `repeat` has run to its end: its env goes to the repeat's frame."""
     frame = s.stack.pop()
-    s.stack[-1].append(frame[2])
+    s.stack[-1].append(frame[ENV])  # (the repeat's frame: frames.HANDED_BACK)
 
 
 def _move_piece_checked(s: Any, x: Any, c: Any, span: Any) -> None:
@@ -138,7 +144,7 @@ def block_writer(gen: Codegen) -> _Statements:
 
 def generate_block_step(gen: Codegen, block: A.Block, stmts: list[Any], waiting: list[Any], checked: bool,
                         hands_back: bool = False) -> Any:
-    """``step(state, frame)`` of a block that can wait: statement ``i`` runs when ``frame[1] <= i``;
+    """``step(state, frame)`` of a block that can wait: statement ``i`` runs when ``frame[PC] <= i``;
     a waiting statement (``waiting[i]``: its entry function) saves ``i + 1`` first and returns.
     None for an empty block."""
     if not stmts:
@@ -150,13 +156,13 @@ def generate_block_step(gen: Codegen, block: A.Block, stmts: list[Any], waiting:
         put(3, f"_n = {len(writer.spans)!r}")
         writer.spans.append(stmt.span)
         if waiting[i] is not None:
-            put(3, f"frame[1] = {i + 1!r}")
+            put(3, f"frame[{PC!r}] = {i + 1!r}")
             writer.enter(stmt, waiting[i], 3)
             put(3, "return")
             continue
         writer.stmt(stmt, 3, own_handler=False)
         writer.check_end(3, resume=i + 1)
-    lines = ["def _s(s, frame):", "    e = frame[2]", "    _pc = frame[1]", "    _n = _pc", "    try:",
+    lines = ["def _s(s, frame):", f"    e = frame[{ENV!r}]", f"    _pc = frame[{PC!r}]", "    _n = _pc", "    try:",
              *writer.lines_taken(), "    except _perr as _x:", "        raise _rf(_x, _sp[_n]) from None",
              "    _back(s)" if hands_back else "    _done(s)"]
     writer.w.names["_sp"] = writer.spans
@@ -211,7 +217,7 @@ class _Statements:
         self.w.scope = bound
         self.put(indent + 1, f"if {' or '.join(tests)}:")
         if resume is not None:
-            self.put(indent + 2, f"frame[1] = {resume!r}")
+            self.put(indent + 2, f"frame[{PC!r}] = {resume!r}")
         self.put(indent + 2, f"raise _sig({self.w.name_of('round')})")
 
     def truth(self, node: Any) -> str:
@@ -228,11 +234,9 @@ class _Statements:
         no frame for the branch), a call of a procedure builds the env of
         its parameters in line; any other calls its entry (``flow.compile_waiting``)."""
         w = self.w
-        branches = getattr(entry, "branches", None)
-        if isinstance(stmt, A.If) and branches is not None:
+        if isinstance(stmt, A.If) and isinstance(entry, IfEntry):
             self.put(indent, f"if {self.truth(stmt.cond)}:")
-            lone = getattr(entry, "lone", (None, None))
-            for k, (code, choice) in enumerate(zip(branches, lone)):
+            for k, (code, choice) in enumerate(zip(entry.branches, entry.lone)):
                 if k:
                     self.put(indent, "else:")
                 if choice is not None:  # a branch that is one choice: its choice, with no frame for the branch
@@ -241,16 +245,15 @@ class _Statements:
                     self.put(indent + 1, "except _perr as _x:")
                     self.put(indent + 2, f"raise _rf(_x, {w.name_of(code.spans[0])}) from None")
                 elif code.stmts or code.hands_back:
-                    frame = f"[{code.index!r}, 0, _cp(e)]"
+                    frame = BLOCK.display(code=repr(code.index), pc="0", env="_cp(e)")
                     self.put(indent + 1, f"{w.name_of(enter_block)}(s, {w.name_of(code)}, {frame})")
                 else:
                     self.put(indent + 1, "pass")
             return
-        procedure = getattr(entry, "entry", None)
-        if isinstance(stmt, A.CallProc) and procedure is not None:
+        if isinstance(stmt, A.CallProc) and isinstance(entry, CallEntry):
             params = self.L.procs[stmt.target.id].params
             env = ", ".join(f"{w.name_of(p)}: {self.value(a)}" for p, a in zip(params, stmt.args))
-            self.put(indent, f"{w.name_of(procedure)}(s, {{{env}}})")
+            self.put(indent, f"{w.name_of(entry.procedure)}(s, {{{env}}})")
             return
         self.put(indent, f"{w.name_of(entry)}(s, e)")
 
@@ -288,9 +291,25 @@ class _Statements:
         self.put(indent, f"if {p} is not None:")
         self.put(indent + 1, f"s.skips[{p}] += 1")
 
+    def s_Deal(self, stmt: A.Deal, indent: int) -> None:
+        write_deal(self, stmt, indent)
+
+    def s_Shuffle(self, stmt: A.Shuffle, indent: int) -> None:
+        write_shuffle(self, stmt, indent)
+
+    def s_Flip(self, stmt: A.Flip, indent: int) -> None:
+        write_flip(self, stmt, indent)
+
+    def s_Next(self, stmt: A.Next, indent: int) -> None:
+        write_next(self, stmt, indent)
+
+    def s_Repeat(self, stmt: A.Repeat, indent: int) -> None:
+        write_repeat(self, stmt, indent)
+
     def s_Let(self, stmt: A.Let, indent: int) -> bool:
         if id(stmt) in self.L.info.random_lets:
-            return False
+            write_random_let(self, stmt, indent)
+            return True
         key = self.w.name_of(stmt.name)
         if type_of(stmt.value, self.L) == T.ZONE:
             self.put(indent, f"e[{key}] = list(s.zones[{self.value(stmt.value)}])")
@@ -302,7 +321,8 @@ class _Statements:
         cond = compile_expr(stmt.cond, self.L)
         branches = [splice_constant_ifs(b.stmts, self.L) for b in (stmt.then, stmt.orelse)]
         if is_const(cond) or any(isinstance(x, A.Let) for b in branches for x in b):
-            return False  # a branch with a scope of its own: its closure copies the env
+            write_if_binding(self, stmt, indent)  # a branch with a scope of its own runs as its block
+            return True
         self.put(indent, f"if {self.truth(stmt.cond)}:")
         self.branch(branches[0], indent + 1)
         if branches[1]:
@@ -418,9 +438,9 @@ class _Statements:
         if T.is_list(t) and ref.kind == "var" and not may_nest(t):
             return self.assign_list(stmt, indent)
         if t not in (T.INT, T.BOOL, T.PLAYER, T.CARD, T.CELL, T.PIECE, T.STR) or (t == T.STR and stmt.op != "="):
-            return False  # numbers that may grow, nested values: the closure checks their size
+            return write_assign(self, stmt, indent)  # numbers that may grow, nested values: checked for size
         if t in (T.PLAYER, T.CARD, T.CELL, T.PIECE, T.BOOL) and stmt.op != "=":
-            return False
+            return write_assign(self, stmt, indent)
         op = {"=": "=", "+=": "+=", "-=": "-="}[stmt.op]
         if ref.kind == "var":
             key = ("var", target.id)
@@ -436,8 +456,8 @@ class _Statements:
             self.put(indent + 1, f"_fail({message}, {self.w.name_of(stmt.span)})")
             self.put(indent, f"{column}[{p}] {op} {self.value(stmt.value)}")
         else:
-            return False
-        if _marks(L, key):
+            return write_assign(self, stmt, indent)
+        if marks(L, key):
             self.put(indent, "s.dirty = True")
         return True
 
@@ -457,7 +477,7 @@ class _Statements:
             self.put(indent, f"{slot} = _cg(s, {slot} + list({xs}), _lim, {span})")
         else:
             self.put(indent, f"{slot} = {w.name_of(list_difference)}(s, {slot}, list({xs}), {span})")
-        if _marks(self.L, ("var", stmt.target.id)):
+        if marks(self.L, ("var", stmt.target.id)):
             self.put(indent, "s.dirty = True")
         return True
 
@@ -581,7 +601,7 @@ class _Statements:
             self.put(indent + 1, f"s.cell_piece[{o}] = -1")
         self.put(indent, f"s.cell_piece[{c}] = {x}")
         self.put(indent, f"s.piece_cell[{x}] = {c}")
-        if _marks(self.L, ("pieces",)):
+        if marks(self.L, ("pieces",)):
             self.put(indent, "s.dirty = True")
 
     def s_Remove(self, stmt: A.Remove, indent: int) -> bool:
@@ -592,14 +612,13 @@ class _Statements:
         self.put(indent + 1, f"if {c} >= 0:")
         self.put(indent + 2, f"s.cell_piece[{c}] = -1")
         self.put(indent + 2, f"s.piece_cell[{x}] = -1")
-        if _marks(self.L, ("pieces",)):
+        if marks(self.L, ("pieces",)):
             self.put(indent, "s.dirty = True")
         return True
 
     def s_Emit(self, stmt: A.Emit, indent: int) -> bool:
-        """The event as a dict display, then paid for and logged as ``effects.s_Emit`` does."""
-        if stmt.to is not None:
-            return False  # events for some seats only: rare, the closure sorts its seats
+        """The event as a dict display (then the seats it is for, sorted, when it names them), then
+        paid for and logged as ``effects.s_Emit`` does."""
         L, w = self.L, self.w
         parts = [f"{w.name_of('type')}: {w.name_of(stmt.name)}"]
         for key, node in stmt.fields:
@@ -607,6 +626,11 @@ class _Statements:
         nested, sized, fixed = event_size(stmt, L)
         event, span = w.temp(), w.name_of(stmt.span)
         self.put(indent, f"{event} = {{{', '.join(parts)}}}")
+        if stmt.to is not None:
+            to = self.value(stmt.to)
+            seats = f"{event}[{w.name_of('to')}]"
+            self.put(indent, f"{seats} = sorted(set({f'[{to}]' if type_of(stmt.to, L) == T.PLAYER else to}))")
+            sized = [*sized, ("to", len)]
         self.put(indent, "s.ops -= 1")
         self.put(indent, "if s.ops < 0:")
         self.put(indent + 1, f"_ov(s, {span})")
@@ -668,11 +692,6 @@ class _Statements:
         finally:
             self._inlining -= 1
             w.scope = scope
-
-
-def _marks(L: Any, key: tuple[str, ...]) -> bool:
-    """Does a write of ``key`` change what the round's end conditions read (mark the state dirty)?"""
-    return key in L.end_watch
 
 
 def has_own_errors(node: Any, L: Any) -> bool:

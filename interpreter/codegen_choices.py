@@ -3,7 +3,7 @@
 A choice's alternatives enumerate their parameters (``for: card in hand(current) if ...``)
 and add the id of each option to a set (to a list sorted at the end, when no id can be added
 twice: ``_distinct_ids``). The closure engine specialises this on the shape
-(``flow.make_collector``: the reference); here a whole choice becomes two generated
+(``codes.make_collector``: the reference); here a whole choice becomes two generated
 functions: its entry (who decides, every alternative's options with the loops, filters and
 id encoding in line and the loop variables as Python locals, the pending decision) and its
 resolution (an id decoded back into its parameters, the alternative's body run). The
@@ -23,6 +23,7 @@ from .codegen_blocks import HELPERS, block_lines, block_writer, has_own_errors
 from .effects import compile_block_closure
 from .errors import RuleError
 from .expressions import local_name
+from .frames import BLOCK, PENDING_LEGAL, PENDING_PAYLOAD, STARTED
 from .state import Pending
 
 __all__ = ["generate_choice", "generate_lone_turn", "bind_card"]
@@ -203,7 +204,7 @@ def _value(w: _Writer, node: Any) -> str:
 
 def generate_choice(gen: Codegen, code: Any, push: Any) -> tuple[Any, Any] | None:
     """``enter(state, env)`` and ``resolve_choice(state, pending, index)`` of a choice
-    (``flow.ChooseCode``) as generated functions, or None when nothing is generated.
+    (``codes.ChooseCode``) as generated functions, or None when nothing is generated.
 
     ``enter`` evaluates who decides, collects the option ids of every alternative in line
     (by tiers of priority: a lower tier only when the higher offer nothing), pays for a
@@ -241,13 +242,14 @@ def _entry_lines(w: _Writer, code: Any, push: Any, own_env: bool = False) -> lis
     lines += ordered or _collect_all(w, code, tiers, distinct)
     # the env a copy of its own (the block goes on in ``e``: copies of the state share the record)
     env = "e" if own_env else "_cp(e)"
-    lines += [f"    if len(_ids) > {SMALL!r}:", f"        {w.name_of(code._check_options)}(s, len(_ids))",
+    lines += [f"    if len(_ids) > {SMALL!r}:", f"        {w.name_of(code.check_options)}(s, len(_ids))",
               "    if _ids:",
               # the record made as its class makes it, without the call of its Python constructor
               f"        s.pending = {w.name_of(tuple.__new__)}({w.name_of(Pending)}, (_p, "
               f"{'_ids' if ordered or distinct else 'sorted(_ids)'}, None, {code.index!r}, {env}))"]
     if code.orelse is not None:
-        lines += ["    else:", f"        {w.name_of(push)}(s, [{code.orelse!r}, 0, _cp(e)])"]
+        orelse = BLOCK.display(code=repr(code.orelse), pc="0", env="_cp(e)")
+        lines += ["    else:", f"        {w.name_of(push)}(s, {orelse})"]
     return lines
 
 
@@ -263,7 +265,8 @@ def generate_lone_turn(gen: Codegen, code: Any, push: Any, step_by: int, num_pla
     w = _Writer(gen, env=True)
     w.answered = True
     call = f"{w.name_of(general)}(s, frame)"
-    lines = ["def _t(s, frame):", "    if frame[2] == 0 or s.next_seat >= 0:", f"        {call}", "        return",
+    lines = ["def _t(s, frame):", f"    if frame[{STARTED!r}] == 0 or s.next_seat >= 0:", f"        {call}",
+             "        return",
              f"    _p = (s.current + {step_by!r}) % {num_players!r}", "    if s.skips[_p] > 0:", f"        {call}",
              "        return", "    s.current = _p", "    s.turn += 1", "    e = {}", "    try:",
              *("    " + line for line in _entry_lines(w, code, push, own_env=True)),
@@ -322,7 +325,7 @@ def _collect_all(w: _Writer, code: Any, tiers: Any, distinct: bool = False) -> l
 def _choice_resolve(gen: Codegen, code: Any, push: Any) -> Any:
     statements = block_writer(gen)  # (an alternative's body is written in line, by the same writer)
     w = statements.w
-    lines = ["def _r(s, _pn, _ix):", "    _a = _pn[1][_ix]", "    e = _cp(_pn[4])"]
+    lines = ["def _r(s, _pn, _ix):", f"    _a = _pn[{PENDING_LEGAL!r}][_ix]", f"    e = _cp(_pn[{PENDING_PAYLOAD!r}])"]
     for alt in code.alts:
         lines.append(f"    if {alt.offset!r} <= _a < {alt.offset + alt.size!r}:")
         if alt.steps:
@@ -344,7 +347,7 @@ def _choice_resolve(gen: Codegen, code: Any, push: Any) -> Any:
             body = block_lines(statements, alt.body, 2, private_env=True)
             lines += body if body is not None else [f"        {w.name_of(_body_closure(gen, alt))}(s, e)"]
         else:
-            lines.append(f"        {w.name_of(push)}(s, [{alt.body_code!r}, 0, e])")
+            lines.append(f"        {w.name_of(push)}(s, {BLOCK.display(code=repr(alt.body_code), pc='0', env='e')})")
         lines.append("        return")
     lines.append(f"    _fail({w.name_of('internal: the action belongs to no alternative')}, {w.name_of(code.span)})")
     return gen.load(f"r{len(gen.units)}", lines, {**HELPERS, "_cd": bind_card, **w.names}, "_r")

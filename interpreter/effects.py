@@ -16,7 +16,7 @@ from rulespec import types as T
 
 from . import rng as RNG
 from . import zones
-from .budget import MAX_NESTING, SMALL, check_grown, log_event, nested_size, overrun, spend, value_units
+from .budget import SMALL, check_grown, log_event, overrun, spend, value_units
 from .errors import BudgetError, RuleError
 from .expressions import (
     Fn,
@@ -31,6 +31,16 @@ from .expressions import (
     type_of,
 )
 from .state import deal_cards, move_card, move_cards, move_piece, move_zone, take_card
+from .statement_ops import (
+    check_stored,
+    deal_round,
+    item_index,
+    list_to_set,
+    random_item,
+    set_piece_field,
+    uniform_draw,
+    with_item,
+)
 
 __all__ = ["EndSignal", "compile_simple", "compile_block_closure", "Stmt", "TOP", "BOTTOM", "RANDOM", "EventSize",
            "event_size", "check_stored", "piece_pools", "place_failure"]
@@ -310,12 +320,10 @@ def s_Deal(node: A.Deal, L: Any) -> Stmt:
     def deal(s: Any, e: dict) -> None:
         src = source(s, e)
         zones = targets(s)
-        n = count(s, e)
-        if n * len(zones) > SMALL:
-            spend(s, n * len(zones), span)
-        deal_cards(s, src, zones, [faces[z] for z in zones] if fixed is None else [fixed] * len(zones), n)
+        deal_round(s, src, zones, count(s, e), faces, fixed, span)
 
     return deal
+
 
 
 def s_Shuffle(node: A.Shuffle, L: Any) -> Stmt:
@@ -499,19 +507,10 @@ def _set_piece(node: A.Assign, L: Any, value: Fn) -> Stmt:
 
     def set_piece(s: Any, e: dict) -> None:
         x = piece(s, e)
-        v = value(s, e)
-        if x is None:
-            raise RuleError(f"cannot set the {field} of a missing piece (none)", span)
-        if field == "owner":
-            if type(v) is not int or not 0 <= v < n:
-                raise RuleError(f"a piece's owner must be a player, not {v!r}", span)
-            s.piece_owner[x] = v
-        else:
-            if v not in kinds:
-                raise RuleError(f"'{v}' is not a kind of piece (kinds: {', '.join(kinds)})", span)
-            s.piece_kind[x] = v
+        set_piece_field(s, x, value(s, e), field, kinds, n, span)
 
     return set_piece
+
 
 
 def _assign_item(node: A.Assign, L: Any, value: Fn, grows: bool) -> Stmt:
@@ -526,29 +525,12 @@ def _assign_item(node: A.Assign, L: Any, value: Fn, grows: bool) -> Stmt:
     nested = may_nest(type_of(node.value, L))
 
     def set_item(s: Any, e: dict) -> None:
-        xs = s.g[slot]
-        if type(xs) is not list:
-            raise RuleError(f"'{name}' holds no list here, so it has no items to set", span)
-        i = index(s, e)
-        if type(i) is not int or not -len(xs) <= i < len(xs):
-            raise RuleError(f"index {i} is outside '{name}' ({len(xs)} items)", span)
-        v = value(s, e)
-        new = list(xs)
-        if len(new) > SMALL:
-            spend(s, len(new), span)
-        if op == "=":
-            new[i] = v
-        else:
-            old = new[i]
-            if type(old) not in (int, float) or type(v) not in (int, float) or type(old) is bool:
-                raise RuleError(f"'{op}' needs numbers: item {i} of '{name}' is {old!r}", span)
-            total = old + v if op == "+=" else old - v
-            new[i] = check_grown(s, total, limits, span) if grows or type(total) is float else total
-        if nested:
-            check_stored(s, new, limits, span)
-        s.g[slot] = new
+        xs = list_to_set(s.g[slot], name, span)
+        i = item_index(xs, index(s, e), name, span)
+        s.g[slot] = with_item(s, xs, i, value(s, e), op, name, grows, nested, limits, span)
 
     return set_item
+
 
 
 def s_Let(node: A.Let, L: Any) -> Stmt:
@@ -578,21 +560,16 @@ def _random_let(node: A.Let, L: Any) -> Stmt:
         prob = compile_expr(call.args[0], L)
 
         def coin(s: Any, e: dict) -> None:
-            s.rng, u = RNG.uniform(s.rng)
-            e[name] = u < prob(s, e)
+            e[name] = uniform_draw(s) < prob(s, e)
 
         return coin
     pool = compile_list(call.args[0], L)
 
     def pick(s: Any, e: dict) -> None:
-        items = pool(s, e)
-        if not items:
-            e[name] = None
-            return
-        s.rng, i = RNG.below(s.rng, len(items))
-        e[name] = items[i]
+        e[name] = random_item(s, pool(s, e))
 
     return pick
+
 
 
 class EventSize(NamedTuple):
@@ -671,16 +648,6 @@ def may_nest(t: str) -> bool:
     but huge once written out)."""
     return t == T.ANY or (T.is_list(t) and may_nest(T.elem(t)))
 
-
-def check_stored(s: Any, value: Any, limits: Any, span: Any) -> None:
-    """A value kept in the state (so written to JSON and shown in views): bounded in size."""
-    size = nested_size(value, limits.max_list)
-    if size > limits.max_list:
-        raise BudgetError(f"a value kept in the state grew past {limits.max_list:,} items or {MAX_NESTING} "
-                          "levels of lists inside lists", span)
-    s.ops -= size
-    if s.ops < 0:
-        overrun(s, span)
 
 
 def s_End(node: A.End, L: Any) -> Stmt:

@@ -16,6 +16,7 @@ from rulespec import types as T
 
 from .budget import SMALL, check_grown, overrun, spend
 from .errors import BudgetError, RuleError
+from .expression_ops import piece_starts, shuffled_order, table_entry
 
 __all__ = ["compile_expr", "closure_of", "text_of_type", "compile_list", "ordered_list", "Fn", "const_value",
            "is_const", "json_converter", "same_value"]
@@ -178,7 +179,7 @@ def c_Attr(node: A.Attr, L: Any) -> Fn:
                 return None if x is None else (s.piece_owner if field == "owner" else s.piece_kind)[x]
 
             return piece_field
-        return _lookup(obj, [None if v == -1 else v for v in L.piece_start])
+        return _lookup(obj, piece_starts(L))
     span = node.span
     name = node.name
 
@@ -186,6 +187,7 @@ def c_Attr(node: A.Attr, L: Any) -> Fn:
         raise RuleError(f"cannot tell what '.{name}' reads here: give the value a known type", span)
 
     return unresolved
+
 
 
 def local_name(fn: Fn) -> str | None:
@@ -252,18 +254,14 @@ def _table_entry(node: A.Index, L: Any) -> Fn:
     span = node.span
 
     def entry(s: Any, e: dict) -> Any:
-        k = key(s, e)
-        try:
-            return entries[k]
-        except (KeyError, TypeError):
-            shown = ", ".join(repr(x) for x in list(entries)[:8]) + (", ..." if len(entries) > 8 else "")
-            raise RuleError(f"table '{name}' has no entry {k!r} (its keys: {shown})", span) from None
+        return table_entry(entries, key(s, e), name, span)
 
     if is_const(key):
         k = const_value(key)
         if k in entries:
             return _const(entries[k])
     return entry
+
 
 
 def ordered_list(node: Any, L: Any, what: str) -> Fn:
@@ -276,7 +274,7 @@ def ordered_list(node: Any, L: Any, what: str) -> Fn:
 
     def zone_in_order(s: Any, e: dict) -> list:
         if s.shuffled[zone(s, e)]:
-            raise RuleError(f"{what} of a shuffled zone is not known: draw from it instead", span)
+            raise RuleError(shuffled_order(what), span)
         return items(s, e)
 
     return zone_in_order

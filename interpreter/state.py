@@ -20,6 +20,7 @@ from . import rng as RNG
 from .board import Board
 from .cards import CardTable
 from .errors import GameLengthError, IllegalActionError, RuleError
+from .frames import PENDING, STAGE
 
 __all__ = ["State", "GameLike", "Pending", "CHANCE", "TERMINAL", "action_id", "move_card", "move_piece", "move_zone",
            "take_card", "draw_top"]
@@ -47,6 +48,9 @@ class Pending(NamedTuple):
     options: list[float] | None  # a chance event's probabilities; None for a decision
     code: int  # the index of the code that asks
     payload: Any  # a decision's env (the parameters bound so far), or what a chance event picks from
+
+
+assert Pending._fields == PENDING.slots  # the record's layout is declared in frames (PENDING), once
 
 
 def action_id(action: Any) -> int:
@@ -385,7 +389,7 @@ def _copy_frames(stack: list[list]) -> list[list]:
     append = out.append
     for frame in stack:
         size = len(frame)
-        if size == 3:  # most frames: [code, pc, env] (a block's) or three numbers
+        if size == 3:  # most frames: [code, pc, env] (a block's, frames.BLOCK) or three numbers
             code, pc, env = frame
             if type(pc) is int:
                 kind = type(env)
@@ -395,7 +399,7 @@ def _copy_frames(stack: list[list]) -> list[list]:
                 if kind is not list:
                     append([code, pc, env])
                     continue
-        elif size == 2 and type(frame[1]) is int:  # [code, stage]: the match's
+        elif size == 2 and type(frame[STAGE]) is int:  # [code, stage]: the match's (frames.MATCH)
             append(frame[:])
             continue
         append(_copy_frame(frame))

@@ -32,23 +32,39 @@ from typing import Any
 from rulespec import ast as A
 from rulespec import types as T
 
-from . import flow
 from .budget import MAX_NESTING, event_units
+from .chance_codes import DealCode, DrawCode, LetChanceCode, RandomPickCode
+from .codes import BlockCode, ChooseCode, ForCode, RepeatCode, WhileCode
 from .errors import StateError
+from .frames import (
+    BIG,
+    CODE,
+    DEAL_SRC,
+    DRAW_MODE,
+    DRAW_SRC,
+    ENV,
+    MAX_FRAMES,
+    PC,
+    PENDING,
+    PENDING_CODE,
+    STAGE,
+    IfEntry,
+    Invalid,
+    is_int,
+    short,
+)
+from .run_loop import MatchCode, PhaseCode, RoundCode
 from .state import _FIELDS, _FORMAT, CHANCE, GameLike, Pending, State
 
 __all__ = ["load_state", "parse_state_text", "check_state_data", "MAX_STATE_CHARS", "MAX_DEPTH"]
 
 MAX_STATE_CHARS = 32_000_000  # characters of a saved state's text
 MAX_DEPTH = MAX_NESTING + 8  # nesting of any value inside a state: what the rules may keep, and its container
-MAX_FRAMES = flow.MAX_FRAMES  # frames on the stack
 _U64 = 1 << 64
-_BIG = 1 << 62  # counters (round, turn, skips, frame counters)
 _KEYS = frozenset(_FIELDS) | {"format", "game"}
 
 
-class _Bad(Exception):
-    """Raised inside the checks; turned into one ``StateError`` naming the field."""
+_Bad = Invalid  # raised inside the checks (and by the checks of frames); turned into one ``StateError``
 
 
 # ====================================================================== entry points
@@ -74,7 +90,7 @@ def parse_state_text(text: Any) -> Any:
     except StateError:
         raise
     except ValueError as exc:  # JSONDecodeError, and integers too long to read
-        raise StateError(f"a saved state must be valid JSON: {_short(str(exc))}") from None
+        raise StateError(f"a saved state must be valid JSON: {short(str(exc))}") from None
 
 
 def load_state(game: GameLike, data: Any) -> State:
@@ -97,10 +113,6 @@ def _no_constant(name: str) -> Any:
     raise StateError(f"a saved state holds no {name} (not JSON)")
 
 
-def _short(text: str, limit: int = 160) -> str:
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
 def _checker_of(game: GameLike) -> _Checker:
     checker = game.__dict__.get("_state_checker")
     if checker is None:
@@ -110,10 +122,6 @@ def _checker_of(game: GameLike) -> _Checker:
 
 
 # ====================================================================== values
-
-
-def _is_int(x: Any) -> bool:
-    return type(x) is int
 
 
 def _plain(value: Any, depth: int, budget: list[int], max_text: int, max_bits: int) -> None:
@@ -177,17 +185,6 @@ class _Checker:
         self._scan_spec()
         self._required: dict[tuple[int, int], frozenset[str]] = {}
         self._value_checks: dict[str, Callable[[Any, int], None]] = {}
-        self.frame_checks: dict[type, Callable[[Any, list, frozenset[str]], None]] = {
-            flow.BlockCode: self._block_frame,
-            flow.ForCode: self._for_frame,
-            flow.RepeatCode: self._loop_frame,
-            flow.WhileCode: self._loop_frame,
-            flow.DrawCode: self._draw_frame,
-            flow.DealCode: self._deal_frame,
-            flow.MatchCode: self._match_frame,
-            flow.RoundCode: self._round_frame,
-            flow.PhaseCode: self._phase_frame,
-        }
 
     # ------------------------------------------------------------------ the spec's local names
     def _scan_spec(self) -> None:
@@ -255,7 +252,7 @@ class _Checker:
                             loose.append(callee)
         return names
 
-    def _free_names(self, nodes: list[Any]) -> frozenset[str]:
+    def free_names(self, nodes: list[Any]) -> frozenset[str]:
         """Local names the nodes read and do not bind themselves."""
         used, bound = self._local_names(nodes)
         return frozenset(used - bound)
@@ -276,7 +273,7 @@ class _Checker:
                     bound.add(node.var)
         return used, bound
 
-    def _statement(self, span: Any) -> Any:
+    def statement(self, span: Any) -> Any:
         found = self.nodes_at.get(span)
         return found[0] if found and len(found) == 1 else None
 
@@ -287,11 +284,11 @@ class _Checker:
         if hit is None:
             nodes = []
             for span in code.spans[pc:]:
-                node = self._statement(span)
+                node = self.statement(span)
                 if node is None:
                     return frozenset()  # a position we cannot tell apart: ask for nothing
                 nodes.append(node)
-            hit = self._free_names(nodes)
+            hit = self.free_names(nodes)
             self._required[key] = hit
         return hit
 
@@ -305,7 +302,7 @@ class _Checker:
                 if len(found) != 1:
                     return frozenset()
                 nodes.append(found[0])
-            hit = self._free_names(nodes)
+            hit = self.free_names(nodes)
             self._required[key] = hit
         return hit
 
@@ -313,7 +310,7 @@ class _Checker:
     def value(self, t: str, x: Any, what: str) -> None:
         """``x`` is a value of static type ``t``."""
         if not self._is_value(t, x, MAX_DEPTH):
-            raise _Bad(f"{what} is not a value of type {t}: {_short(repr(x), 60)}")
+            raise _Bad(f"{what} is not a value of type {t}: {short(repr(x), 60)}")
 
     def _is_value(self, t: str, x: Any, depth: int) -> bool:
         k = type(x)
@@ -356,12 +353,12 @@ class _Checker:
         for name, x in env.items():
             allowed = self.local_types.get(name) if type(name) is str else None
             if allowed is None:
-                raise _Bad(f"{what} holds {_short(repr(name), 40)}, which is no local name of this game")
+                raise _Bad(f"{what} holds {short(repr(name), 40)}, which is no local name of this game")
             if x is None and name in self.never_none:
                 raise _Bad(f"{what}: '{name}' is none")
             if not any(self._is_value(t, x, MAX_DEPTH) for t in allowed):
                 raise _Bad(f"{what}: '{name}' is not a value of type {' or '.join(sorted(allowed))}: "
-                           f"{_short(repr(x), 60)}")
+                           f"{short(repr(x), 60)}")
         missing = needs - env.keys()
         if missing:
             raise _Bad(f"{what} lacks {', '.join(sorted(missing))}")
@@ -372,16 +369,16 @@ class _Checker:
         if type(data) is not dict:
             raise _Bad(f"a saved state is a JSON object, not {type(data).__name__}")
         if data.get("format") != _FORMAT or type(data.get("format")) is not int:
-            raise StateError(f"unknown state format {_short(repr(data.get('format')), 40)}")
+            raise StateError(f"unknown state format {short(repr(data.get('format')), 40)}")
         if data.get("game") != game.fingerprint():
             raise StateError("this state belongs to a different game, player count or options: "
-                             f"{_short(repr(data.get('game')), 200)} (this game: {game.fingerprint()})")
+                             f"{short(repr(data.get('game')), 200)} (this game: {game.fingerprint()})")
         keys = data.keys()
         if keys != _KEYS:
             missing = sorted(_KEYS - keys)
             extra = sorted(str(k) for k in keys - _KEYS)
             raise _Bad("fields " + (f"missing: {', '.join(missing)}" if missing else "")
-                       + ("; " if missing and extra else "") + (f"unknown: {_short(', '.join(extra), 80)}" if extra
+                       + ("; " if missing and extra else "") + (f"unknown: {short(', '.join(extra), 80)}" if extra
                                                                 else ""))
         n = self.n
         self._cards(data)
@@ -401,7 +398,7 @@ class _Checker:
         for name in ("score", "total"):
             for x in _list(data[name], n, name):
                 if not self._is_value(T.NUM, x, 0):
-                    raise _Bad(f"{name} holds {_short(repr(x), 40)}, not a finite number")
+                    raise _Bad(f"{name} holds {short(repr(x), 40)}, not a finite number")
         for x in _list(data["skips"], n, "skips"):
             _counter(x, "skips")
             if x and not self.skips:
@@ -410,17 +407,17 @@ class _Checker:
         piece_cell = _list(data["piece_cell"], self.pieces, "piece_cell")
         cell_piece = _list(data["cell_piece"], self.cells, "cell_piece")
         for x, c in enumerate(piece_cell):
-            if not (_is_int(c) and -1 <= c < self.cells):
+            if not (is_int(c) and -1 <= c < self.cells):
                 raise _Bad(f"piece_cell[{x}] is not a cell or -1")
-            if c >= 0 and (not _is_int(cell_piece[c]) or cell_piece[c] != x):
+            if c >= 0 and (not is_int(cell_piece[c]) or cell_piece[c] != x):
                 raise _Bad(f"piece {x} is on cell {c}, which does not hold it")
         for c, x in enumerate(cell_piece):
-            if not (_is_int(x) and -1 <= x < self.pieces):
+            if not (is_int(x) and -1 <= x < self.pieces):
                 raise _Bad(f"cell_piece[{c}] is not a piece or -1")
             if x >= 0 and piece_cell[x] != c:
                 raise _Bad(f"cell {c} holds piece {x}, which is elsewhere")
         for x, p in enumerate(_list(data["piece_owner"], self.pieces, "piece_owner")):
-            if not (_is_int(p) and 0 <= p < n):
+            if not (is_int(p) and 0 <= p < n):
                 raise _Bad(f"piece_owner[{x}] is not a seat (0 to {n - 1})")
         kinds = self.link.piece_kinds
         for x, k in enumerate(_list(data["piece_kind"], self.pieces, "piece_kind")):
@@ -437,18 +434,18 @@ class _Checker:
             _counter(data[name], name)
         for name in ("current", "dealer"):
             x = data[name]
-            if not (_is_int(x) and 0 <= x < n):
-                raise _Bad(f"{name} is not a seat (0 to {n - 1}): {_short(repr(x), 40)}")
+            if not (is_int(x) and 0 <= x < n):
+                raise _Bad(f"{name} is not a seat (0 to {n - 1}): {short(repr(x), 40)}")
         x = data["next_seat"]
-        if not (_is_int(x) and -1 <= x < n):
-            raise _Bad(f"next_seat is not a seat (0 to {n - 1}) or -1: {_short(repr(x), 40)}")
+        if not (is_int(x) and -1 <= x < n):
+            raise _Bad(f"next_seat is not a seat (0 to {n - 1}) or -1: {short(repr(x), 40)}")
         if x >= 0 and not self.nexts:
             raise _Bad("next_seat: no rule of this game gives a player the next turn")
         for name in ("in_play", "ending", "over"):
             if type(data[name]) is not bool:
                 raise _Bad(f"{name} is not true or false")
         rng = data["rng"]
-        if not (_is_int(rng) and 0 <= rng < _U64):
+        if not (is_int(rng) and 0 <= rng < _U64):
             raise _Bad("rng is not a 64-bit non-negative integer")
         history = data["history"]
         if type(history) is not list:
@@ -457,8 +454,8 @@ class _Checker:
             raise _Bad(f"history is longer than the game's bound ({game.max_game_length} actions)")
         top = self.max_id
         for a in history:
-            if not (_is_int(a) and 0 <= a < top):
-                raise _Bad(f"history holds {_short(repr(a), 40)}, not an action id (0 to {top - 1})")
+            if not (is_int(a) and 0 <= a < top):
+                raise _Bad(f"history holds {short(repr(a), 40)}, not an action id (0 to {top - 1})")
         self._events(data["events"])
         # the end
         over = data["over"]
@@ -469,7 +466,7 @@ class _Checker:
         if over:
             if data["pending"] is not None or data["stack"] != []:
                 raise _Bad("a finished match has nothing pending and no rules left to run")
-            if any(not (_is_int(p) and 0 <= p < n) for p in winners) or winners != sorted(set(winners)):
+            if any(not (is_int(p) and 0 <= p < n) for p in winners) or winners != sorted(set(winners)):
                 raise _Bad("winners_ is not a sorted list of distinct seats")
             _list(returns, n, "returns_")
             if any(type(r) is not float or not math.isfinite(r) for r in returns):
@@ -500,13 +497,13 @@ class _Checker:
             if type(cards) is not list:
                 raise _Bad(f"zone {z} is not a list of cards")
             for c in cards:
-                if not (_is_int(c) and 0 <= c < count):
-                    raise _Bad(f"zone {z} holds {_short(repr(c), 40)}, not a card (0 to {count - 1})")
+                if not (is_int(c) and 0 <= c < count):
+                    raise _Bad(f"zone {z} holds {short(repr(c), 40)}, not a card (0 to {count - 1})")
                 if seen[c]:
                     raise _Bad(f"card {c} is in two places")
                 seen[c] = 1
-                if loc[c] != z or not _is_int(loc[c]):
-                    raise _Bad(f"card {c} is in zone {z} but loc says {_short(repr(loc[c]), 20)}")
+                if loc[c] != z or not is_int(loc[c]):
+                    raise _Bad(f"card {c} is in zone {z} but loc says {short(repr(loc[c]), 20)}")
             if type(shuffled[z]) is not bool:
                 raise _Bad(f"shuffled[{z}] is not true or false")
             if shuffled[z] and not cards:
@@ -514,7 +511,7 @@ class _Checker:
         if sum(seen) != count:
             raise _Bad(f"card {seen.index(0)} is in no zone")
         for c, f in enumerate(face):
-            if f != 0 and f != 1 or not _is_int(f):
+            if f != 0 and f != 1 or not is_int(f):
                 raise _Bad(f"face[{c}] is not 0 or 1")
 
     def _events(self, events: Any) -> None:
@@ -528,7 +525,7 @@ class _Checker:
             if type(event) is not dict or type(event.get("type")) is not str:
                 raise _Bad(f"event {i} is not an object with a type")
             to = event.get("to", [])
-            if type(to) is not list or any(not (_is_int(p) and 0 <= p < n) for p in to):
+            if type(to) is not list or any(not (is_int(p) and 0 <= p < n) for p in to):
                 raise _Bad(f"event {i}: 'to' is not a list of seats")
             _plain(event, MAX_DEPTH, budget, self.max_text, self.max_bits)
 
@@ -543,27 +540,27 @@ class _Checker:
         # a pending `let x = random(...)` binds x in the top frame only once it is resolved
         pending = s.pending
         exempt: frozenset[str] = frozenset()
-        if type(pending) is list and len(pending) == 5 and _is_int(pending[3]) and 0 <= pending[3] < len(codes) \
-                and type(codes[pending[3]]) is flow.LetChanceCode:
-            exempt = frozenset({codes[pending[3]].name})
+        asker: Any = pending[PENDING_CODE] if type(pending) is list and len(pending) == PENDING.size else None
+        if is_int(asker) and 0 <= asker < len(codes) and type(codes[asker]) is LetChanceCode:
+            exempt = frozenset({codes[asker].name})
         last = len(stack) - 1
         for k, frame in enumerate(stack):
-            if type(frame) is not list or not frame or not _is_int(frame[0]) or not 0 <= frame[0] < len(codes):
+            if type(frame) is not list or not frame or not is_int(frame[CODE]) or not 0 <= frame[CODE] < len(codes):
                 raise _Bad(f"frame {k} does not start with a code index")
-            code = codes[frame[0]]
-            if (k == 0) != (frame[0] == self.match_code):
+            code = codes[frame[CODE]]
+            if (k == 0) != (frame[CODE] == self.match_code):
                 raise _Bad("the match frame is the first frame, and only there")
-            check = self.frame_checks.get(type(code))
-            if check is None:
-                raise _Bad(f"frame {k}: code {frame[0]} ({type(code).__name__}) never has a frame")
+            layout = code.layout
+            if layout is None or layout.check is None:
+                raise _Bad(f"frame {k}: code {frame[CODE]} ({type(code).__name__}) never has a frame")
             try:
-                check(code, frame, exempt if k == last else frozenset())
+                layout.check(self, code, frame, exempt if k == last else frozenset())
             except _Bad as exc:
                 raise _Bad(f"frame {k} ({type(code).__name__}): {exc}") from None
             if k + 1 < len(stack):
                 child = stack[k + 1]
-                valid = type(child) is list and child and _is_int(child[0]) and 0 <= child[0] < len(codes)
-                if valid and not self._may_hold(code, frame, child[0]):  # (an invalid one is named next)
+                valid = type(child) is list and child and is_int(child[CODE]) and 0 <= child[CODE] < len(codes)
+                if valid and not self._may_hold(code, frame, child[CODE]):  # (an invalid one is named next)
                     raise _Bad(f"frame {k + 1} cannot run inside frame {k}")
 
     def _may_hold(self, code: Any, frame: list, child: int) -> bool:
@@ -572,122 +569,46 @@ class _Checker:
         codes = self.codes
         if not 0 <= child < len(codes):
             return False
-        if kind is flow.BlockCode:
-            _, simple = code.stmts[frame[1] - 1]
+        if kind is BlockCode:
+            _, simple = code.stmts[frame[PC] - 1]
             if simple:
                 return False
-            owner = code.entered[frame[1] - 1]
+            owner = code.entered[frame[PC] - 1]
             child_code = codes[child]
             if owner is None:  # an if's branch (or what its branch that is one choice enters), or a procedure's body
-                entry = code.stmts[frame[1] - 1][0]
-                branches = getattr(entry, "branches", None)
-                if branches is not None:
-                    return any(child == b.index for b in branches) or any(
+                entry = code.stmts[frame[PC] - 1][0]
+                if isinstance(entry, IfEntry):
+                    return any(child == b.index for b in entry.branches) or any(
                         child in _choice_blocks(choice) for choice in _lone_choices(entry))
-                return type(child_code) is flow.BlockCode
-            if isinstance(owner, flow.ChooseCode):
+                return type(child_code) is BlockCode
+            if isinstance(owner, ChooseCode):
                 return child in _choice_blocks(owner)
             return child == owner.index
-        if kind in (flow.ForCode, flow.RepeatCode, flow.WhileCode):
+        if kind in (ForCode, RepeatCode, WhileCode):
             return child == code.body
-        if kind is flow.PhaseCode:  # its turn's frame, or what a turn that is one choice enters
+        if kind is PhaseCode:  # its turn's frame, or what a turn that is one choice enters
             lone = code.lone_choice
             return child == code.turn_code.index or (lone is not None and child in _choice_blocks(lone))
-        if kind is flow.RoundCode:
-            if frame[1] == 1:
+        if kind is RoundCode:
+            if frame[STAGE] == 1:
                 return child == code.setup or child in code.phases
-            return frame[1] == 3 and child == code.scoring
-        if kind is flow.MatchCode:
-            return (frame[1] == 1 and child == code.setup) or (frame[1] == 2 and child == code.round_code)
+            return frame[STAGE] == 3 and child == code.scoring
+        if kind is MatchCode:
+            return (frame[STAGE] == 1 and child == code.setup) or (frame[STAGE] == 2 and child == code.round_code)
         return False  # draws and deals are always the top frame
 
-    def _block_frame(self, code: Any, frame: list, exempt: frozenset[str]) -> None:
-        _layout(frame, 3)
-        pc = frame[1]
-        if not (_is_int(pc) and 1 <= pc <= len(code.stmts)):
-            raise _Bad(f"statement {_short(repr(pc), 20)} is not one of its {len(code.stmts)} statements")
-        self.env(frame[2], "env", self.required(code, pc) - exempt)
-
-    def _for_frame(self, code: Any, frame: list, exempt: frozenset[str]) -> None:
-        _layout(frame, 4)
-        envs, i = frame[1], frame[2]
-        if type(envs) is not list or len(envs) > self.max_list:
-            raise _Bad("the loop's bindings are not a list")
-        if not (_is_int(i) and 1 <= i <= len(envs)):
-            raise _Bad("the loop's position is out of range")
-        needs = self.required(self.codes[code.body], 0)
-        for j, env in enumerate(envs):
-            self.env(env, f"binding {j}", needs if j >= i else frozenset())
-        self.env(frame[3], "env")
-
-    def _loop_frame(self, code: Any, frame: list, exempt: frozenset[str]) -> None:
-        _layout(frame, 3)
-        count = frame[1]
-        if not (_is_int(count) and 1 <= count <= code.limit):
-            raise _Bad(f"the loop's count is not 1 to {code.limit}")
-        node = self._statement(code.span)
-        needs = self.required(self.codes[code.body], 0)
-        if isinstance(node, A.Repeat):
-            own = {stmt.name for stmt in node.body.stmts if isinstance(stmt, A.Let)}
-            needs = needs | (self._free_names([node.until]) - own)
-        elif node is not None:
-            needs = needs | self._free_names([node.cond])
-        self.env(frame[2], "env", needs)
-
-    def _draw_frame(self, code: Any, frame: list, exempt: frozenset[str]) -> None:
-        _layout(frame, 6)
-        remaining, src, dst, face, mode = frame[1:]
-        if not (_is_int(remaining) and 0 < remaining < _BIG):
-            raise _Bad("the number of cards left to draw is not positive")
-        self._zone(src)
-        self._zone(dst)
-        if face not in (0, 1) or not _is_int(face) or mode not in (0, 1, 2) or not _is_int(mode):
-            raise _Bad("face or mode out of range")
-
-    def _deal_frame(self, code: Any, frame: list, exempt: frozenset[str]) -> None:
-        _layout(frame, 6)
-        pos, total, src, targets, face = frame[1:]
-        if not (_is_int(pos) and _is_int(total) and 0 <= pos < total < _BIG):
-            raise _Bad("the deal's position is out of range")
-        self._zone(src)
-        if type(targets) is not list or not targets or len(targets) > self.zones:
-            raise _Bad("the deal has no target zones")
-        for z in targets:
-            self._zone(z)
-        if face not in (-1, 0, 1) or not _is_int(face):
-            raise _Bad("face out of range")
-
-    def _match_frame(self, code: Any, frame: list, exempt: frozenset[str]) -> None:
-        _layout(frame, 2)
-        if frame[1] not in (1, 2) or not _is_int(frame[1]):
-            raise _Bad("stage out of range")
-
-    def _round_frame(self, code: Any, frame: list, exempt: frozenset[str]) -> None:
-        _layout(frame, 3)
-        if frame[1] not in (1, 3) or not _is_int(frame[1]):
-            raise _Bad("stage out of range")
-        if not (_is_int(frame[2]) and 0 <= frame[2] <= len(code.phases)):
-            raise _Bad("next phase out of range")
-
-    def _phase_frame(self, code: Any, frame: list, exempt: frozenset[str]) -> None:
-        _layout(frame, 3)
-        phases = self.codes[self.codes[self.match_code].round_code].phases
-        phase = phases.index(code.index) if code.index in phases else -1
-        if frame[1] != phase or not _is_int(frame[1]) or frame[2] != 1 or not _is_int(frame[2]):
-            raise _Bad("phase frame out of range")
-
-    def _zone(self, z: Any) -> None:
-        if not (_is_int(z) and 0 <= z < self.zones):
-            raise _Bad(f"{_short(repr(z), 20)} is not a zone")
+    def zone(self, z: Any) -> None:
+        if not (is_int(z) and 0 <= z < self.zones):
+            raise _Bad(f"{short(repr(z), 20)} is not a zone")
 
     # ------------------------------------------------------------------ the pending decision
     def _pending(self, s: State) -> None:
         pending = s.pending
-        if type(pending) is not list or len(pending) != 5:
+        if type(pending) is not list or len(pending) != PENDING.size:
             raise _Bad("a match in progress waits for a decision or a chance event: pending is "
                        "[player, ids, options, code, env]")
         who, ids, extra, index, payload = pending
-        if not (_is_int(index) and 0 <= index < len(self.codes)):
+        if not (is_int(index) and 0 <= index < len(self.codes)):
             raise _Bad("pending: code index out of range")
         if type(ids) is not list or not ids or len(ids) > self.limits.max_options:
             raise _Bad("pending: the legal ids are not a non-empty list")
@@ -695,19 +616,19 @@ class _Checker:
         top = s.stack[-1]
         saved_rng, saved_events = s.rng, len(s.events)
         try:
-            if who == CHANCE and _is_int(who):
+            if who == CHANCE and is_int(who):
                 expected = self._chance(s, code, top, payload)
                 if [ids, extra] != expected or any(type(p) is not float for p in extra) \
                         or any(type(a) is not int for a in ids):
                     raise _Bad("pending: the chance outcomes are not the ones the rules give")
-            elif type(code) is flow.ChooseCode:
+            elif type(code) is ChooseCode:
                 self._choice(s, code, top, pending)
             else:
                 raise _Bad("pending: its code is not a choice or a chance event")
         except _Bad:
             raise
         except Exception as exc:  # a rule that cannot run on this state
-            raise _Bad(f"pending: the rules cannot recompute it ({_short(str(exc))})") from None
+            raise _Bad(f"pending: the rules cannot recompute it ({short(str(exc))})") from None
         finally:
             s.rng = saved_rng
             del s.events[saved_events:]
@@ -715,10 +636,10 @@ class _Checker:
 
     def _entered_by_top(self, code: Any, top: list) -> None:
         """The top frame is a block whose last statement run entered ``code``."""
-        block = self.codes[top[0]]
-        if type(block) is not flow.BlockCode or not 0 < top[1] <= len(block.stmts):
+        block = self.codes[top[CODE]]
+        if type(block) is not BlockCode or not 0 < top[PC] <= len(block.stmts):
             raise _Bad("pending: the top frame did not start it")
-        if block.entered[top[1] - 1] is not code:
+        if block.entered[top[PC] - 1] is not code:
             raise _Bad("pending: the top frame did not start it")
 
     def _asking_env(self, code: Any, top: list) -> Any:
@@ -726,14 +647,14 @@ class _Checker:
         last statement run entered it (or an `if` with a branch that is that choice alone), or
         an empty one for a turn that is that choice alone (``PhaseCode.lone_choice``: the
         phase's frame on top, the turn has none)."""
-        top_code = self.codes[top[0]]
-        if type(top_code) is flow.PhaseCode and top_code.lone_choice is code:
+        top_code = self.codes[top[CODE]]
+        if type(top_code) is PhaseCode and top_code.lone_choice is code:
             return {}
-        if type(top_code) is flow.BlockCode and 0 < top[1] <= len(top_code.stmts) and any(
-                lone is code for lone in _lone_choices(top_code.stmts[top[1] - 1][0])):
-            return top[2]  # an `if` whose branch is that choice alone: entered with no frame for the branch
+        if type(top_code) is BlockCode and 0 < top[PC] <= len(top_code.stmts) and any(
+                lone is code for lone in _lone_choices(top_code.stmts[top[PC] - 1][0])):
+            return top[ENV]  # an `if` whose branch is that choice alone: entered with no frame for the branch
         self._entered_by_top(code, top)
-        return top[2]
+        return top[ENV]
 
     def _choice(self, s: State, code: Any, top: list, pending: list) -> None:
         who, ids, extra, _, env = pending
@@ -744,8 +665,8 @@ class _Checker:
         if env != asking:
             raise _Bad("pending: the env is not the one of the statement that asks")
         player = s.current if code.by is None else code.by(s, env)
-        if who != player or not _is_int(who):
-            raise _Bad(f"pending: seat {_short(repr(who), 20)} decides, but the rules ask seat {player}")
+        if who != player or not is_int(who):
+            raise _Bad(f"pending: seat {short(repr(who), 20)} decides, but the rules ask seat {player}")
         found = code.options(s, env)
         if ids != sorted(found):
             raise _Bad("pending: the legal ids are not the ones the rules give")
@@ -756,25 +677,25 @@ class _Checker:
     def _chance(self, s: State, code: Any, top: list, payload: Any) -> list[Any]:
         kind = type(code)
         kind_of = self.kind_of
-        if kind is flow.DrawCode or kind is flow.DealCode:
-            if top[0] != code.index or payload is not None:
+        if kind is DrawCode or kind is DealCode:
+            if top[CODE] != code.index or payload is not None:
                 raise _Bad("pending: a draw's chance event belongs to the top frame")
-            src = top[2] if kind is flow.DrawCode else top[3]
-            if kind is flow.DealCode and not s.shuffled[src]:
+            src = top[DRAW_SRC] if kind is DrawCode else top[DEAL_SRC]
+            if kind is DealCode and not s.shuffled[src]:
                 raise _Bad("pending: a deal is random only from a shuffled zone")
-            if kind is flow.DrawCode and not (top[5] == 2 or s.shuffled[src]):
+            if kind is DrawCode and not (top[DRAW_MODE] == 2 or s.shuffled[src]):
                 raise _Bad("pending: this draw is not random")
             return _outcomes(_count(s.zones[src], kind_of, code.fewest))
         self._entered_by_top(code, top)
-        env = top[2]
-        if kind is flow.RandomPickCode:
+        env = top[ENV]
+        if kind is RandomPickCode:
             pool = list(code.pool(s, env))
             dst = code.dest(s, env)
             face = code.face(s, env, dst)
             if payload != [pool, dst, face]:
                 raise _Bad("pending: the cards to pick from are not the ones the rules give")
             return _outcomes(_count(pool, kind_of, code.fewest))
-        if kind is flow.LetChanceCode:
+        if kind is LetChanceCode:
             counts, values = code.outcomes(s, env)
             if payload != {str(k): v for k, v in values.items()} or len(counts) < max(code.fewest, 1):
                 raise _Bad("pending: the values to pick from are not the ones the rules give")
@@ -810,8 +731,8 @@ def _list(x: Any, length: int, what: str) -> list:
 
 
 def _lone_choices(entry: Any) -> list[Any]:
-    """The choices an `if` statement's entry enters with no frame for their branch (``flow.lone_choice_of``)."""
-    return [choice for choice in getattr(entry, "lone", ()) if choice is not None]
+    """The choices an `if` statement's entry enters with no frame for their branch (``codes.lone_choice_of``)."""
+    return [choice for choice in entry.lone if choice is not None] if isinstance(entry, IfEntry) else []
 
 
 def _choice_blocks(choice: Any) -> set[int]:
@@ -822,14 +743,9 @@ def _choice_blocks(choice: Any) -> set[int]:
     return blocks
 
 
-def _layout(frame: list, length: int) -> None:
-    if len(frame) != length:
-        raise _Bad(f"{len(frame)} entries, not {length}")
-
-
 def _counter(x: Any, what: str) -> None:
-    if not (_is_int(x) and 0 <= x < _BIG):
-        raise _Bad(f"{what} is not a non-negative integer: {_short(repr(x), 40)}")
+    if not (is_int(x) and 0 <= x < BIG):
+        raise _Bad(f"{what} is not a non-negative integer: {short(repr(x), 40)}")
 
 
 _STATEMENTS = (A.Move, A.Draw, A.Deal, A.Shuffle, A.Flip, A.Assign, A.Let, A.Emit, A.End, A.Skip, A.Next, A.Place,

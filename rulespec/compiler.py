@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 
 from .check import CheckInfo, check_model
 from .errors import Diagnostics, LanguageError, LimitError, SemanticError, SourceSpan, SpecError, hint_budget
@@ -75,6 +76,11 @@ def _compile(path: str, text: str | None, root: str | None, files: Mapping[str, 
 def _stages(path: str, text: str | None, root: str | None, diags: Diagnostics,
             files: Mapping[str, str] | None = None) -> GameDef:
     data = load_with_variants(path, diags, text, root=root, files=files)
+    return compile_data(data, path, diags)
+
+
+def compile_data(data: Any, path: str, diags: Diagnostics) -> GameDef:
+    """The stages after loading: ``data`` (a loaded spec, its variant applied) checked into a GameDef."""
     validate_structure(data, diags, path)
     model = build_model(data, path, diags)
     parse_failed = bool(diags)

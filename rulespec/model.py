@@ -306,17 +306,35 @@ class _Builder:
         span = value_span(container, key) or _NOWHERE
         stmts = []
         skip = _split_items(items, self.diags) if getattr(items, "flow", False) else set()
+        named: dict[str, SourceSpan] = {}
         for i, item in enumerate(items or []):
             if i in skip:
                 continue
+            self.statement_name(item, named)
             stmt = self.statement(item, value_span(items, i) or span)
             if stmt is not None:
                 stmts.append(stmt)
         return A.Block(span, tuple(stmts))
 
+    def statement_name(self, item: Any, named: dict[str, SourceSpan]) -> None:
+        """A statement's `name` (a patch path may use it for its index) is unique in its list;
+        the name itself is not part of the rule and is dropped here."""
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            return
+        name, span = item["name"], value_span(item, "name") or _NOWHERE
+        if name in named:
+            first = named[name]
+            self.diags.error(span, f"two statements of this list are named '{name}' (the first at line {first.line})",
+                             "give each statement of a list its own name")
+        else:
+            named[name] = span
+
     def statement(self, item: Any, span: SourceSpan) -> Any:
         if isinstance(item, str):
             return parse_stmt(item, self.diags, span)
+        if "do" in item and "for" not in item and "while" not in item:  # {name: ..., do: statement}
+            text = item["do"]
+            return parse_stmt(text, self.diags, value_span(item, "do") or span) if isinstance(text, str) else None
         if "if" in item:
             return self.if_statement(item, span)
         if "choose" in item:

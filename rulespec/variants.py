@@ -8,16 +8,19 @@ they were written in, so errors point into the right file.
 
 from __future__ import annotations
 
+import copy
 import itertools
+import json
 import os
 import posixpath
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from .errors import Diagnostics, SourceSpan, VariantError, did_you_mean, printable
-from .source import PosDict, PosList, key_span, load_yaml, read_spec_file, value_span
+from .source import PosDict, PosList, PosStr, key_span, load_yaml, read_spec_file, value_span
 
-__all__ = ["load_with_variants", "MAX_EXTENDS_DEPTH", "SPEC_SUFFIXES", "resolve_root"]
+__all__ = ["load_with_variants", "MAX_EXTENDS_DEPTH", "SPEC_SUFFIXES", "resolve_root", "VariantStep", "variant_steps"]
 
 MAX_EXTENDS_DEPTH = 8
 
@@ -117,7 +120,7 @@ def _base_path(data: PosDict, path: str, root: str, diags: Diagnostics) -> tuple
 def load_with_variants(path: str, diags: Diagnostics, text: str | None = None,
                        _chain: tuple[str, ...] = (), _span: SourceSpan | None = None,
                        root: str | None = None, _real: str | None = None,
-                       files: Mapping[str, str] | None = None) -> Any:
+                       files: Mapping[str, str] | None = None, _observe: Observer | None = None) -> Any:
     """Load ``path`` (or ``text`` named ``path``), resolving ``extends`` recursively.
 
     Files are read only inside ``root`` (by default the folder of ``path``). With ``files``
@@ -125,7 +128,7 @@ def load_with_variants(path: str, diags: Diagnostics, text: str | None = None,
     nothing is read from disk: the top spec is ``text``.
     """
     if files is not None:
-        return _load_from(path, text if text is not None else files.get(path, ""), files, diags)
+        return _load_from(path, text if text is not None else files.get(path, ""), files, diags, observe=_observe)
     root = resolve_root(path, root) if not _chain else (root or ".")
     if text is None:
         if _real is None:
@@ -150,11 +153,11 @@ def load_with_variants(path: str, diags: Diagnostics, text: str | None = None,
     _check_chain(chain, base_real, [os.path.basename(c) for c in chain] + [os.path.basename(base_path)], ref_span,
                  diags)
     base = load_with_variants(base_path, diags, None, chain, ref_span, root, base_real)
-    return _merged(base, data, base_ref, ref_span, diags)
+    return _merged(base, data, base_ref, ref_span, diags, _observe)
 
 
 def _load_from(path: str, text: str, files: Mapping[str, str], diags: Diagnostics,
-               chain: tuple[str, ...] = ()) -> Any:
+               chain: tuple[str, ...] = (), observe: Observer | None = None) -> Any:
     """``load_with_variants`` over the texts of ``files`` only."""
     data = load_yaml(text, path, diags)
     if not isinstance(data, PosDict) or "extends" not in data:
@@ -167,7 +170,7 @@ def _load_from(path: str, text: str, files: Mapping[str, str], diags: Diagnostic
     chain = chain + (path,)
     _check_chain(chain, key, [*chain, key], ref_span, diags)
     base = _load_from(key, files[key], files, diags, chain)
-    return _merged(base, data, str(data["extends"]), ref_span, diags)
+    return _merged(base, data, str(data["extends"]), ref_span, diags, observe)
 
 
 def _check_chain(chain: tuple[str, ...], base: str, shown: list[str], span: SourceSpan | None,
@@ -182,21 +185,68 @@ def _check_chain(chain: tuple[str, ...], base: str, shown: list[str], span: Sour
         diags.raise_if_any(VariantError)
 
 
-def _merged(base: Any, data: PosDict, base_ref: str, ref_span: SourceSpan | None, diags: Diagnostics) -> Any:
-    """The variant ``data`` applied to its ``base``: sections merged, then its patches."""
+def _merged(base: Any, data: PosDict, base_ref: str, ref_span: SourceSpan | None, diags: Diagnostics,
+            observe: Observer | None = None) -> Any:
+    """The variant ``data`` applied to its ``base``: sections merged, then its patches (``observe``
+    sees the data before the variant, after its sections are merged and after each patch)."""
     if not isinstance(base, PosDict):
         diags.error(ref_span, f"{printable(base_ref)} is not a spec (a mapping of sections)")
         diags.raise_if_any(VariantError)
     base.pop("variants", None)  # a variant lists its own test cases, if any
+    if observe is not None:
+        observe(VariantStep("base", base_ref, ref_span), base)
     _check_new_options(base.get("options"), data.get("options"), diags)
-    for key, value in data.items():
-        if key in ("extends", "patches"):
-            continue
-        _merge_key(base, key, value, data)
+    merged = [key for key in data if key not in ("extends", "patches")]
+    for key in merged:
+        _merge_key(base, key, data[key], data)
+    if observe is not None and merged:
+        observe(VariantStep("sections", ", ".join(str(k) for k in merged), key_span(data, merged[0])), base)
     for i, patch in enumerate(data.get("patches") or []):
-        _apply_patch(base, patch, value_span(data["patches"], i) or ref_span or data.span, diags)
+        span = value_span(data["patches"], i) or ref_span or data.span
+        count = len(diags.items)
+        _apply_patch(base, patch, span, diags)
+        if observe is not None and len(diags.items) == count:
+            observe(VariantStep("patch", _patch_label(patch), span, i), base)
     diags.raise_if_any(VariantError)
     return base
+
+
+@dataclass(frozen=True)
+class VariantStep:
+    """One step of a variant: ``kind`` is "base" (the data before the variant; ``label`` is its
+    `extends`), "sections" (its sections merged; ``label`` names them) or "patch" (number
+    ``index``; ``label`` is its op and path)."""
+
+    kind: str
+    label: str
+    span: SourceSpan | None
+    index: int = -1
+
+
+Observer = Callable[[VariantStep, Any], None]
+
+
+def _patch_label(patch: Any) -> str:
+    return printable(f"{patch.get('op')} {patch.get('path')}")[:200] if isinstance(patch, dict) else "patch"
+
+
+def variant_steps(path: str, diags: Diagnostics, text: str | None = None, root: str | None = None,
+                  files: Mapping[str, str] | None = None,
+                  max_steps: int = 64) -> tuple[Any, list[tuple[VariantStep, Any]], int]:
+    """The spec at ``path`` loaded as ``load_with_variants`` does, and a copy of its data at each
+    step of its own variant (the first ``max_steps``): its base, after its sections are merged, after
+    each patch; and how many steps there are in all. No steps when the file has no `extends`.
+    Raises VariantError as loading does."""
+    steps: list[tuple[VariantStep, Any]] = []
+    seen = [0]
+
+    def observe(step: VariantStep, data: Any) -> None:
+        seen[0] += 1
+        if len(steps) < max_steps:
+            steps.append((step, copy.deepcopy(data)))
+
+    data = load_with_variants(path, diags, text, root=root, files=files, _observe=observe)
+    return data, steps, seen[0]
 
 
 def _check_new_options(base: Any, options: Any, diags: Diagnostics) -> None:
@@ -249,18 +299,23 @@ def _apply_patch(base: PosDict, patch: Any, span: SourceSpan, diags: Diagnostics
         diags.error(span, f"a '{op}' patch needs a value")
         return
     for key in patch:
-        if key not in ("op", "path", "value"):
-            diags.error(span, f"unknown key '{key}' in a patch", did_you_mean(str(key), ["op", "path", "value"]))
+        if key not in _PATCH_KEYS:
+            diags.error(span, f"unknown key '{key}' in a patch", did_you_mean(str(key), _PATCH_KEYS))
             return
+    if op == "add" and "was" in patch:
+        diags.error(key_span(patch, "was") or span, "`was` is for replace and remove: an add replaces nothing")
+        return
     parts = _pointer(path)
+    starts = _part_starts(path)
     node: Any = base
     walked = ""
-    for part in parts[:-1]:
-        node = _step(node, part, walked, path_span, diags)
+    for part, start in zip(parts[:-1], starts):
+        node = _step(node, part, walked, path_span, diags, _part_span(path, start, path_span))
         if node is None:
             return
         walked += "/" + part
     last = parts[-1]
+    last_span = _part_span(path, starts[-1], path_span)
     value = patch.get("value")
     value_pos = value_span(patch, "value") or span
     if isinstance(node, dict):
@@ -271,6 +326,8 @@ def _apply_patch(base: PosDict, patch: Any, span: SourceSpan, diags: Diagnostics
         if op == "add" and last in node:
             diags.error(path_span, f"patch path {path}: '{last}' already exists in {walked or '/'}",
                         "use op: replace to change it")
+            return
+        if "was" in patch and not _holds(patch, node[last], node, path, walked, span, diags):
             return
         if op == "remove":
             del node[last]
@@ -283,8 +340,10 @@ def _apply_patch(base: PosDict, patch: Any, span: SourceSpan, diags: Diagnostics
             node.value_spans[last] = value_pos
         return
     if isinstance(node, list):
-        index = _list_index(node, last, op, path, path_span, diags)
+        index = _list_index(node, last, op, path, path_span, diags, last_span)
         if index is None:
+            return
+        if "was" in patch and not _holds(patch, node[index], node, path, walked, span, diags):
             return
         spans = node.item_spans if isinstance(node, PosList) else None
         if op == "remove":
@@ -303,7 +362,74 @@ def _apply_patch(base: PosDict, patch: Any, span: SourceSpan, diags: Diagnostics
     diags.error(path_span, f"patch path {path}: {walked or '/'} is a value, not a mapping or list")
 
 
-def _step(node: Any, part: str, walked: str, span: SourceSpan, diags: Diagnostics) -> Any:
+_PATCH_KEYS = ("op", "path", "value", "was")
+
+
+def _part_starts(path: str) -> list[int]:
+    """Where each step of the JSON Pointer ``path`` starts in its text (after its '/')."""
+    starts, at = [], 0
+    for raw in path.split("/")[1:]:
+        starts.append(at + 1)
+        at += 1 + len(raw)
+    return starts
+
+
+def _part_span(path: str, start: int, span: SourceSpan) -> SourceSpan:
+    """The file position of character ``start`` of a patch path (its own span when unknown)."""
+    return path.at(start) if isinstance(path, PosStr) else span
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as plain data for comparing, text with its runs of white space made one space."""
+    if isinstance(value, str):
+        return " ".join(value.split())
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _is_named_simple(item: Any) -> bool:
+    """``{name: ..., do: statement}``: a simple statement with a name."""
+    return isinstance(item, dict) and "do" in item and "for" not in item and "while" not in item
+
+
+def _matches(old: Any, was: Any) -> bool:
+    """Whether ``old`` is what a patch's ``was`` says (a named simple statement also matches its text)."""
+    expected = _plain(was)
+    return _plain(old) == expected or (_is_named_simple(old) and _plain(old["do"]) == expected)
+
+
+def _shown(value: Any, limit: int = 70) -> str:
+    """A short one-line rendering of a spec value for a message."""
+    plain = _plain(value)
+    text = f"'{plain}'" if isinstance(plain, str) else json.dumps(plain, ensure_ascii=False, default=str)
+    text = printable(text)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _holds(patch: Any, old: Any, container: Any, path: str, walked: str, span: SourceSpan,
+           diags: Diagnostics) -> bool:
+    """A patch's ``was`` is what its path holds; else an error at ``was``, naming where in the list
+    the expected value is, if it is there."""
+    was = patch["was"]
+    if _matches(old, was):
+        return True
+    hint = None
+    if isinstance(container, list):
+        found = [i for i, item in enumerate(container) if _matches(item, was)]
+        if found:
+            hint = f"that is item {found[0]} of {printable(walked)}: the path {printable(walked)}/{found[0]}"
+            if isinstance(container[found[0]], dict) and isinstance(container[found[0]].get("name"), str):
+                hint += f" or {printable(walked)}/{printable(container[found[0]]['name'])}"
+    diags.error(value_span(patch, "was") or span, f"patch path {printable(path)} holds {_shown(old)}, "
+                f"not what `was` says ({_shown(was)})", hint)
+    return False
+
+
+def _step(node: Any, part: str, walked: str, span: SourceSpan, diags: Diagnostics,
+          part_span: SourceSpan | None = None) -> Any:
     if isinstance(node, dict):
         if part not in node:
             diags.error(span, f"patch path: no key '{part}' in {walked or '/'}", did_you_mean(part, node.keys()))
@@ -313,6 +439,9 @@ def _step(node: Any, part: str, walked: str, span: SourceSpan, diags: Diagnostic
         if _KEYED in part:
             index = _keyed_index(node, part, walked, span, diags)
             return None if index is None else node[index]
+        if _is_name(part):
+            index = _named_index(node, part, walked, part_span or span, diags)
+            return None if index is None else node[index]
         if not part.isdigit() or int(part) >= len(node):
             diags.error(span, f"patch path: no item '{part}' in the list {walked} (it has {len(node)} items)")
             return None
@@ -321,14 +450,17 @@ def _step(node: Any, part: str, walked: str, span: SourceSpan, diags: Diagnostic
     return None
 
 
-def _list_index(node: list, last: str, op: str, path: str, span: SourceSpan, diags: Diagnostics) -> int | None:
+def _list_index(node: list, last: str, op: str, path: str, span: SourceSpan, diags: Diagnostics,
+                last_span: SourceSpan | None = None) -> int | None:
     if last == "-" and op == "add":
         return len(node)
     if _KEYED in last:  # add inserts before the item, as before an index
         return _keyed_index(node, last, path.rsplit("/", 1)[0], span, diags)
+    if _is_name(last):  # add inserts before the named item
+        return _named_index(node, last, path.rsplit("/", 1)[0], last_span or span, diags)
     if not last.isdigit():
         diags.error(span, f"patch path {path}: a list index must be a number" + (" or '-'" if op == "add" else "")
-                    + ", or key=value to name an item (name=Ace)")
+                    + ", a statement's name, or key=value to name an item (name=Ace)")
         return None
     index = int(last)
     limit = len(node) if op == "add" else len(node) - 1
@@ -339,6 +471,30 @@ def _list_index(node: list, last: str, op: str, path: str, span: SourceSpan, dia
 
 
 _KEYED = "="  # a list step `key=value` names the one item whose `key` is `value`
+
+
+def _is_name(part: str) -> bool:
+    """A list step that is a name (of a statement, or of any item with a `name`): a letter first."""
+    return part[:1].isalpha() and part.isascii()
+
+
+def _named_index(node: list, name: str, walked: str, span: SourceSpan, diags: Diagnostics) -> int | None:
+    """The position of the one item of ``node`` named ``name`` (``{name: ..., ...}``), like
+    ``name=...`` but written as the name alone: ``/round/setup/shuffle-pile``."""
+    where = printable(walked or "/")
+    found = [i for i, item in enumerate(node) if isinstance(item, dict) and _scalar_text(item.get("name")) == name]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        diags.error(span, f"patch path: {len(found)} items of the list {where} are named '{printable(name)}' "
+                    f"(items {_listed(str(i) for i in found)})", "give each statement of a list its own name")
+        return None
+    names = [text for item in node if isinstance(item, dict) and (text := _scalar_text(item.get("name"))) is not None]
+    hint = did_you_mean(name, names) or (f"its names: {_listed(names)}" if names else
+                                         f"no item of it has a name: name one ({{name: {printable(name)}, do: ...}}) "
+                                         f"or use its index (0 to {len(node) - 1})" if node else "the list is empty")
+    diags.error(span, f"patch path: nothing in the list {where} is named '{printable(name)}'", hint)
+    return None
 
 
 def _scalar_text(value: Any) -> str | None:

@@ -169,6 +169,33 @@ def test_valid_text_gives_the_generated_rules(client):
     assert result["ok"] and result["name"] == "High Hand" and result["describe"].startswith("# High Hand")
 
 
+def test_the_editor_check_gives_what_the_text_changes_in_its_base(client):
+    target = next(o.default for o in rulespec_options(GAMES / "highjack.yaml") if o.name == "target")
+    text = f"extends: highjack.yaml\noptions:\n  target: {{default: {target + 1}}}\n"
+    result = client.post("/api/validate", json={"text": text}).json()
+    assert result["ok"], result
+    diff = result["diff"]
+    assert diff["base"] == "highjack.yaml" and diff["variant"] == "editor.yaml"
+    assert {"kind": "changed", "where": "Options, target, default", "before": str(target),
+            "after": str(target + 1)} in diff["changes"]
+    assert f"Options, target, default: {target} -> {target + 1}" in diff["text"]
+    [step] = diff["steps"]
+    assert step["line"] == 2 and "Options, target, default" in step["text"]
+    # whole text edited from a served spec: compared with the spec the editor loaded
+    whole = (GAMES / "highhand.yaml").read_text(encoding="utf-8").replace("name: High Hand", "name: High Hand 2", 1)
+    result = client.post("/api/validate", json={"text": whole, "base": "highhand"}).json()
+    assert result["ok"] and result["diff"]["changes"] == [
+        {"kind": "changed", "where": "Name", "before": "High Hand", "after": "High Hand 2"}], result["diff"]
+    # no base: no diff
+    assert client.post("/api/validate", json={"text": whole}).json()["diff"] is None
+
+
+def rulespec_options(path: Path) -> Any:
+    import rulespec
+
+    return rulespec.compile_file(path).model.options
+
+
 def test_extends_may_name_only_a_served_spec(client):
     inside = client.post("/api/validate", json={"text": "extends: highhand.yaml\n"}).json()
     assert inside["ok"], inside

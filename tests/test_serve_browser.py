@@ -182,6 +182,19 @@ def test_the_editor_marks_an_error_at_its_line(server, page):
     _shot(page, "editor.png")
 
 
+def test_the_editor_shows_what_the_text_changes_in_its_base(server, page):
+    page.goto(server + "/editor?spec=highhand")
+    page.wait_for_selector("#summary[data-ok='1']")
+    shows = "(words) => document.querySelector('#diff').textContent.includes(words)"
+    page.wait_for_function(shows, arg="no change the rules show")
+    source = page.locator("#source")
+    text = source.input_value()
+    assert "name: High Hand\n" in text
+    source.fill(text.replace("name: High Hand\n", "name: High Hand Two\n", 1))
+    source.dispatch_event("input")
+    page.wait_for_function(shows, arg="Name: High Hand -> High Hand Two")
+
+
 # ---------------------------------------------------------------------- High Hand against a bot
 
 

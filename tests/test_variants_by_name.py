@@ -154,9 +154,13 @@ def test_validate_verbose_and_describe_print_the_deck_of_a_variant(folder: Path)
     assert small != large  # two decks from 5 players on
     status, out, err = run("validate", "-v", str(variant))
     assert (status, err) == (0, "")
-    assert out.splitlines() == [f"{variant}: ok (Highjack, munchier)",
-                                f"  Deck for 2 to 4 players (default options): {small}",
-                                f"  Deck for 5 to 8 players (default options): {large}"]
+    lines = out.splitlines()
+    assert lines[:4] == [f"{variant}: ok (Highjack, munchier)",
+                         f"  Deck for 2 to 4 players (default options): {small}",
+                         f"  Deck for 5 to 8 players (default options): {large}",
+                         f"  {variant} against highjack.yaml"]  # then what the variant changes (tests/test_diff.py)
+    munchies = card_counts(folder / "highjack.yaml", 4)["Munchies"]
+    assert f"    Cards, Munchies, copies: {munchies} -> 5" in lines
     status, out, _ = run("describe", str(variant))
     assert status == 0
     assert f"\nDeck for 2 to 4 players (default options): {small}\n" in out

@@ -25,7 +25,8 @@ def add_validate_parser(sub: Any) -> None:
     validate.add_argument("files", nargs="+", metavar="FILE", help="spec files (YAML)")
     validate.add_argument("-q", "--quiet", action="store_true", help="print nothing for valid files")
     validate.add_argument("-v", "--verbose", action="store_true",
-                          help="also print the deck: its total and each card's count (default options)")
+                          help="also print the deck: its total and each card's count (default options); for a "
+                               "variant (a file with `extends:`), also what it changes in its base (rulespec diff)")
     validate.add_argument("--play", type=_play_matches, default=0, metavar="N",
                           help="also play N random matches of every variant the spec lists, checking its "
                                "invariants after every action")
@@ -54,6 +55,7 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: Text
             print(f"{path}: ok ({gamedef.name}){_played_note(gamedef, args.play)}", file=out)
         if args.verbose:
             _print_deck(gamedef, out)
+            _print_diff(path, root, out)
     return status
 
 
@@ -116,3 +118,13 @@ def _print_deck(gamedef: Any, out: TextIO) -> None:
 
     for line in deck_lines(gamedef.model):
         print(f"  {line}", file=out)
+
+
+def _print_diff(path: str, root: str | None, out: TextIO) -> None:
+    """What a variant changes in its base (nothing for a spec without `extends`)."""
+    from rulespec.diff import diff_variant
+
+    found = diff_variant(path, root=root)
+    if found is not None:
+        for line in found.text().splitlines():
+            print(f"  {line}", file=out)

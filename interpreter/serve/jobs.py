@@ -2,9 +2,10 @@
 (``validate``) and bot simulations of a served spec (``simulate``).
 
 Checking compiles the text exactly as ``rulespec validate`` does, as the file ``editor.yaml``
-among the served files (it may `extends:` only them). A simulation plays its matches within
-``--sim-cpu`` seconds of CPU: when they run out it stops and reports the matches it finished,
-A and B alike (a comparison plays match i of both before match i + 1).
+among the served files (it may `extends:` only them), and compares valid text with its base as
+``rulespec diff`` does (the spec it `extends`, else the served spec the editor loaded).
+A simulation plays its matches within ``--sim-cpu`` seconds of CPU: when they run out it stops
+and reports the matches it finished, A and B alike (a comparison plays match i of both before match i + 1).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from rulespec import SpecError
 from rulespec.describe import describe
+from rulespec.diff import diff_variant
 from rulespec.errors import Diagnostic, format_diagnostic
 
 from ..agents import AgentError
@@ -40,6 +42,8 @@ from .specs import EDITOR_FILE, ServedFiles, game_of, options_of, players_of, re
 
 __all__ = ["Jobs", "diagnostics_json"]
 
+EDITOR_DIFF_STEPS = 12  # the editor's text's own steps (merged sections, patches) shown one by one
+
 
 def diagnostics_json(error: SpecError, file: str) -> list[dict[str, Any]]:
     """Each problem with its line and column (in ``file``; 0 when elsewhere) and the text
@@ -64,13 +68,13 @@ class Jobs:
     def handle(self, op: str, header: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
         body = request_body(blobs)
         if op == "validate":
-            return {}, [payload_json(self.validate(body.get("text")))]
+            return {}, [payload_json(self.validate(body.get("text"), body.get("base")))]
         if op == "simulate":
             return {}, [payload_json(self.simulate(body))]
         raise ServeError(f"unknown request {op!r}", 500)
 
     # ------------------------------------------------------------------ the editor
-    def validate(self, text: Any) -> dict[str, Any]:
+    def validate(self, text: Any, base: Any = None) -> dict[str, Any]:
         try:
             gamedef = self.files.editor_text(text)
         except SpecError as exc:
@@ -78,7 +82,20 @@ class Jobs:
             return {"ok": False, "diagnostics": diagnostics_json(exc, EDITOR_FILE),
                     "summary": f"{EDITOR_FILE}: {count} problem{'s' if count != 1 else ''}"}
         return {"ok": True, "diagnostics": [], "name": gamedef.model.name, "describe": describe(gamedef),
-                "summary": f"{EDITOR_FILE}: ok ({gamedef.model.name})"}
+                "summary": f"{EDITOR_FILE}: ok ({gamedef.model.name})", "diff": self._diff(text, base)}
+
+    def _diff(self, text: str, base: Any) -> dict[str, Any] | None:
+        """What the valid editor text changes in its base: the spec its `extends` names, else the
+        served spec ``base`` (the one the editor loaded); None when it has neither."""
+        name = self.files.specs.get(base) if isinstance(base, str) else None
+        try:
+            found = diff_variant(EDITOR_FILE, text=text, files=self.files.files, max_steps=EDITOR_DIFF_STEPS)
+            if found is None and name is not None:
+                found = diff_variant(EDITOR_FILE, base_path=name, text=text, files=self.files.files,
+                                     max_steps=EDITOR_DIFF_STEPS)
+        except SpecError as exc:
+            return {"problem": f"cannot compare with the base: {str(exc).splitlines()[0][:300]}"}
+        return None if found is None else found.as_dict()
 
     # ------------------------------------------------------------------ simulations
     def simulate(self, body: dict[str, Any]) -> dict[str, Any]:

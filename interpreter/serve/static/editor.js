@@ -50,7 +50,18 @@ Editor.check = async function () {
   document.getElementById("summary").textContent = result.summary;
   document.getElementById("summary").setAttribute("data-ok", result.ok ? "1" : "0");
   document.getElementById("describe").textContent = result.ok ? result.describe : "(the rules show when the text is valid)";
+  Editor.showDiff(result);
   Editor.gutter();
+};
+
+// What the text changes in its base (the spec it `extends`, else the spec loaded), as `rulespec diff` says it.
+Editor.showDiff = function (result) {
+  const box = document.getElementById("diff");
+  const diff = result.ok ? result.diff : null;
+  if (!result.ok) box.textContent = "(the changes show when the text is valid)";
+  else if (!diff) box.textContent = "(no base to compare with: load a spec, or write `extends:`)";
+  else if (diff.problem) box.textContent = diff.problem;
+  else box.textContent = diff.text;
 };
 
 Editor.load = async function () {
