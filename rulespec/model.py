@@ -264,6 +264,11 @@ class SpecModel:
     keep_single_chance: bool = False
     requires: tuple[tuple[A.Expr, str, SourceSpan], ...] = ()  # (condition, message, where) on options
     action_texts: tuple[tuple[str, str], ...] = ()  # (action, its `description:`), top-level and inline
+    # designer prose (`about:`) for readers, keyed "game", "word:<term>", "option:<name>", "card:<entry index>",
+    # "zone:<name>", "piece:<name>", "variable:<name>", "action:<name>", "match", "round", "phase:<name>",
+    # "ranking:<name>", "category:<ranking>:<name>", "stmt:<line>:<col>" (an if/for/while/repeat statement),
+    # "define:<name>" (a phrase with {param} parts)
+    abouts: tuple[tuple[str, str], ...] = ()
 
 
 DEFAULT_MAX_ACTIONS = 100_000
@@ -479,7 +484,7 @@ class _Builder:
                 family.append((str(fname), self.family_values(values, fspan, span), fspan))
             attrs = tuple(
                 (str(k), _plain(v), value_span(entry, k) or span)
-                for k, v in entry.items() if k not in ("copies", "family")
+                for k, v in entry.items() if k not in ("copies", "family", "about")
             )
             entries.append(CardEntry(attrs, tuple(family), copies or self.const(1, span), span))
         return CardsDef(template, decks or self.const(1, span_of(section)), tuple(attributes), tuple(entries),
@@ -580,7 +585,10 @@ class _Builder:
         out = []
         for signature, body in section.items():
             name, params = _signature(str(signature))
-            out.append(DefineDef(name, params, parse_expr(body, self.diags, value_span(section, signature)),
+            where = value_span(section, signature)
+            if isinstance(body, dict):  # {value: expression, about: text}
+                where, body = value_span(body, "value") or where, body.get("value")
+            out.append(DefineDef(name, params, parse_expr(body, self.diags, where),
                                  key_span(section, signature) or _NOWHERE))
         return tuple(out)
 
@@ -793,4 +801,70 @@ def build_model(data: Any, file: str, diags: Diagnostics) -> SpecModel:
         variants=b.variants(data),
         heuristic=b.expr(data, "heuristic") if "heuristic" in data else None,
     )
-    return replace(model, action_texts=tuple(b.action_texts.items()))
+    return replace(model, action_texts=tuple(b.action_texts.items()), abouts=tuple(collect_abouts(data)))
+
+
+_ABOUT_STATEMENTS = ("if", "for", "while", "repeat")  # statements written as mappings, which may carry `about:`
+
+
+def _prose(text: Any) -> str | None:
+    return " ".join(text.split()) if isinstance(text, str) and text.strip() else None
+
+
+def collect_abouts(data: Any) -> list[tuple[str, str]]:
+    """Every `about:` text of a schema-valid spec, keyed as ``SpecModel.abouts`` describes."""
+    out: list[tuple[str, str]] = []
+
+    def add(key: str, body: Any) -> None:
+        text = _prose(body.get("about")) if isinstance(body, dict) else None
+        if text:
+            out.append((key, text))
+
+    game_about = (data.get("game") or {}).get("about")
+    if isinstance(game_about, dict):
+        if _prose(game_about.get("text")):
+            out.append(("game", _prose(game_about.get("text")) or ""))
+        for term, meaning in (game_about.get("words") or {}).items():
+            if _prose(meaning):
+                out.append((f"word:{term}", _prose(meaning) or ""))
+    else:
+        add("game", data.get("game"))
+    for section, kind in (("options", "option"), ("zones", "zone"), ("pieces", "piece"), ("variables", "variable"),
+                          ("rankings", "ranking")):
+        for name, body in (data.get(section) or {}).items():
+            add(f"{kind}:{name}", body)
+            if kind == "ranking" and isinstance(body, dict):
+                for cat in body.get("categories") or ():
+                    if isinstance(cat, dict):
+                        add(f"category:{name}:{cat.get('name')}", cat)
+    for i, entry in enumerate(((data.get("cards") or {}).get("list")) or ()):
+        add(f"card:{i}", entry)
+    for signature, body in (data.get("define") or {}).items():
+        add(f"define:{str(signature).split('(')[0].strip()}", body)
+    add("match", data.get("match"))
+    rnd = data.get("round") or {}
+    add("round", rnd)
+    for phase in rnd.get("phases") or ():
+        if isinstance(phase, dict):
+            add(f"phase:{phase.get('name')}", phase)
+    for name, body in (data.get("actions") or {}).items():
+        add(f"action:{name}", body)
+
+    def inline(node: Any) -> None:  # inline `choose` actions and statements, wherever they are written
+        if isinstance(node, dict):
+            if isinstance(node.get("action"), str) and "about" in node:
+                add(f"action:{node['action']}", node)
+            elif "about" in node and any(k in node for k in _ABOUT_STATEMENTS) and span_of(node) is not None:
+                where = span_of(node)
+                add(f"stmt:{where.line}:{where.col}", node)  # type: ignore[union-attr]
+            for value in node.values():
+                inline(value)
+        elif isinstance(node, list):
+            for value in node:
+                inline(value)
+
+    inline([data.get("procedures"), data.get("actions"), rnd, data.get("match")])
+    unique: dict[str, str] = {}
+    for key, text in out:
+        unique.setdefault(key, text)
+    return list(unique.items())

@@ -7,6 +7,7 @@
     rulespec sweep SPEC [VARIANT...]   bot matches over a grid of variants, options and player counts
     rulespec ladder SPEC --agents LIST round-robin bot matches and ratings (interpreter.analysis.ladder)
     rulespec describe FILE             the rules as Markdown, generated from the spec (rulespec.describe)
+    rulespec rulebook SPEC [VARIANT]   a rulebook to print: Markdown, HTML or PDF (rulespec.rulebook)
     rulespec diff BASE VARIANT         what a variant changes, in the rulebook's words (rulespec.diff)
     rulespec replay LOG                replay and check a match log (interpreter.replay)
     rulespec compile FILE              compile for a player count; --show-python prints the generated code
@@ -40,6 +41,7 @@ from .ladder import add_ladder_parser, cmd_ladder
 from .lsp import add_lsp_parser, cmd_lsp
 from .play import add_play_parser, cmd_play
 from .replay import add_replay_parser, cmd_replay
+from .rulebook import add_rulebook_parser, cmd_rulebook
 from .schema import add_schema_parser, cmd_schema
 from .serve import add_serve_parser, cmd_serve
 from .simulate import add_simulate_parser, cmd_simulate
@@ -50,10 +52,11 @@ __all__ = ["main", "build_parser", "parse_options", "CliError"]
 
 # each command: how its arguments are added to the parser (in the order of `rulespec --help`) and what runs it
 PARSERS = (add_validate_parser, add_schema_parser, add_play_parser, add_simulate_parser, add_sweep_parser,
-           add_ladder_parser, add_describe_parser, add_diff_parser, add_replay_parser, add_compile_parser,
-           add_serve_parser, add_lsp_parser)
+           add_ladder_parser, add_describe_parser, add_rulebook_parser, add_diff_parser, add_replay_parser,
+           add_compile_parser, add_serve_parser, add_lsp_parser)
 COMMANDS = {"validate": cmd_validate, "schema": cmd_schema, "play": cmd_play, "simulate": cmd_simulate,
-            "describe": cmd_describe, "diff": cmd_diff, "replay": cmd_replay, "compile": cmd_compile,
+            "describe": cmd_describe, "rulebook": cmd_rulebook, "diff": cmd_diff, "replay": cmd_replay,
+            "compile": cmd_compile,
             "serve": cmd_serve, "sweep": cmd_sweep, "ladder": cmd_ladder, "lsp": cmd_lsp}
 
 

@@ -167,6 +167,10 @@ def _describe(analysis: Analysis, symbol: Symbol, occ: Occurrence | None) -> str
         params = analysis.names.params.get(symbol, ())
         shown = f"{name}({', '.join(params)})" if params else name
         text = f"**{kind}** `{shown}`"
+        if kind == "define" and isinstance(body, dict):  # {value, about}
+            about, body = body.get("about"), body.get("value")
+            if about:
+                text += f"\n\nreads: \"{' '.join(str(about).split())}\""
         if kind == "define" and isinstance(body, str):
             text += f"\n\n```\n{' '.join(body.split())}\n```"
         return text
@@ -193,6 +197,8 @@ def _section_doc(kind: str, name: str, body: Any) -> str:
             lines.append(", ".join(details))
         if body.get("description"):
             lines.append(str(body["description"]))
+        if isinstance(body.get("about"), str) and body["about"].strip():  # the designer's prose for readers
+            lines.append(" ".join(body["about"].split()))
     return "\n\n".join(lines)
 
 
@@ -209,7 +215,12 @@ def _card_doc(analysis: Analysis, name: str) -> str:
     if found is None:
         return f"**card** `{name}`"
     attrs = ", ".join(f"{k}: `{_shown(v)}`" for k, v in sorted(found[1].items()) if k != "name")
-    return f"**card** `{name}`\n\n{attrs}"
+    about = None
+    if analysis.gamedef is not None and analysis.gamedef.model.cards is not None:
+        entries = analysis.gamedef.model.cards.entries
+        at = next((i for i, e in enumerate(entries) if e is found[0]), None)
+        about = dict(analysis.gamedef.model.abouts).get(f"card:{at}") if at is not None else None
+    return f"**card** `{name}`\n\n{attrs}" + (f"\n\n{about}" if about else "")
 
 
 def _local_doc(analysis: Analysis, name: str, type_: str | None) -> str:

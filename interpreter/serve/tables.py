@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rulespec import types as T
-from rulespec.describe import describe
 from rulespec.zones import kind_of
 
 from ..game import Game
@@ -40,6 +39,17 @@ def shown(text: str) -> str:
     return text if len(text) <= MAX_WORDS else text[: MAX_WORDS - 1] + "\u2026"
 
 
+def how_to_play(game: Game) -> str:
+    """The rulebook (rulespec.rulebook, as Markdown) for this table's player count and options: the
+    designer's `about:` texts with the rules generated from the spec (no simulated example here)."""
+    from rulespec.rulebook import build, to_markdown
+
+    model = game.gamedef.model
+    changed = {o.name: game.options[o.name] for o in model.options
+               if o.auto is None and o.name in game.options and game.options[o.name] != o.default}
+    return to_markdown(build(game.gamedef, players=game.num_players, options=changed))
+
+
 def layout(game: Game) -> dict[str, Any]:
     """The static shape of the table: board size and cell names, zones and their kinds, seats,
     each piece by the name the log gives it, and how to play (the rules a player learns from)."""
@@ -55,7 +65,7 @@ def layout(game: Game) -> dict[str, Any]:
         "board": None if board is None else {"rows": board.rows, "cols": board.cols, "cells": list(board.names)},
         "zones": zones,
         "pieces": list(link.piece_label),
-        "how_to_play": describe(game.gamedef, "players"),
+        "how_to_play": how_to_play(game),
     }
 
 

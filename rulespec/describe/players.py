@@ -103,6 +103,9 @@ class PlayerDescriber(Describer):
     def goal_section(self) -> list[str]:
         match = self.model.match
         out = ["## Goal", ""]
+        about = dict(self.model.abouts).get("game")
+        if about:  # the designer's goal, then the rules that decide it
+            out.append(about)
         if match.winners is None:
             out.append("The player with the highest total score when the match ends wins (ties share the win).")
         else:
@@ -151,7 +154,10 @@ class PlayerDescriber(Describer):
             cells.append(range_text(family[name]) if name in family
                          else value_text(attrs[name]) if name in attrs else "")
         if effects:
-            cells.append(" ".join(self.card_effect(a.name, attrs.get(a.name, a.default)) for a in effects).strip())
+            index = self.model.cards.entries.index(entry) if self.model.cards else -1
+            about = dict(self.model.abouts).get(f"card:{index}")
+            generated = " ".join(self.card_effect(a.name, attrs.get(a.name, a.default)) for a in effects).strip()
+            cells.append(f"{about} {generated}".strip() if about else generated)
         return "| " + " | ".join(table_cell(c) for c in cells) + " |"
 
     def card_effect(self, attribute: str, procedure: Any) -> str:
@@ -174,7 +180,8 @@ class PlayerDescriber(Describer):
         for z in self.model.zones:
             seen = VISIBILITY.get(z.visibility, z.visibility)
             where = "one, on the table" if kind_of(z) is SHARED else f"one per {kind_of(z).described}"
-            out.append(f"- **{z.label}** ({where}): face {z.face}; {seen}.")
+            about = dict(self.model.abouts).get(f"zone:{z.name}")
+            out.append(f"- **{z.label}** ({where}): face {z.face}; {seen}." + (f" {about}" if about else ""))
         return out
 
     def setup_section(self) -> list[str]:

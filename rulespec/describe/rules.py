@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -304,6 +305,16 @@ class RuleDescriber:
         return f"{self.expr(node.obj, 9)}[{self.expr(node.index)}]"
 
     def e_Call(self, node: A.Call, parent: int) -> str:
+        if node.func == "count" and len(node.args) == 1 and isinstance(node.args[0], A.Agg) \
+                and node.args[0].func == "distinct":
+            comp = node.args[0].comp
+            elt = comp.elt
+            if isinstance(elt, A.Attr) and isinstance(elt.obj, A.Name) and elt.obj.id == comp.var:
+                with self.scope([comp.var]):
+                    where = f" where {self.expr(comp.cond)}" if comp.cond is not None else ""
+                where = re.sub(rf"\b{re.escape(comp.var)}'s\b", "the card's", where)
+                what = "cards" if elt.name == "name" else f"{words(elt.name)}s among the cards"
+                return f"the number of different {what} in {self.place(comp.iter)}{where}"
         f = node.func
         args = node.args
         a = [self.expr(x, 9) for x in args]
@@ -423,10 +434,16 @@ class RuleDescriber:
                     "any": "whether for some combination", "all": "whether for every combination",
                     "distinct": "the distinct"}.get(node.func, node.func + " of")
             return self._clauses(word, c)
+        f = node.func
+        if f in ("sum", "max", "min") and isinstance(c.elt, A.Attr) and isinstance(c.elt.obj, A.Name) \
+                and c.elt.obj.id == c.var:
+            # "the total points of the cards in your hand", not "the sum of c's points over each c in ..."
+            word = {"sum": "the total", "max": "the highest", "min": "the lowest"}[f]
+            where = f" where {self.expr(c.cond)}" if c.cond is not None else ""
+            return f"{word} {words(c.elt.name)} of {self.members(c.iter)}{where}"
         elt = self.expr(c.elt)
         where = f" where {self.expr(c.cond)}" if c.cond is not None else ""
         source = f"{c.var} in {self.expr(c.iter)}{where}"
-        f = node.func
         if f == "count":
             if isinstance(c.elt, A.Name) and c.elt.id == c.var:
                 return f"the number of {source}"
@@ -446,6 +463,14 @@ class RuleDescriber:
             return f"the distinct {elt} over each {source}"
         return f"{f} of {elt} over each {source}"
 
+    def members(self, node: Any) -> str:
+        """What an aggregate runs over, as a noun: "the cards in your hand", "the players"."""
+        zone = (isinstance(node, A.Name) and node.id in self.zones) or \
+            (isinstance(node, A.Call) and node.func in self.zones)
+        if zone or self.type_of(node) in (T.ZONE, T.list_of(T.CARD)):
+            return f"the cards in {self.place(node)}"
+        return self.expr(node)
+
     def e_ListLit(self, node: A.ListLit, parent: int) -> str:
         return "[" + ", ".join(self.expr(x) for x in node.items) + "]"
 
@@ -458,11 +483,22 @@ class RuleDescriber:
         if isinstance(c.elt, A.Comp):
             return self._clauses("the list of", c)
         if isinstance(c.elt, A.Name) and c.elt.id == c.var:
+            members = self.members(c.iter)
+            if members.startswith("the cards in ") and isinstance(c.cond, A.BinOp) and c.cond.op == "!=" \
+                    and isinstance(c.cond.left, A.Name) and c.cond.left.id == c.var:
+                # "the cards in the pile other than the top one", not "the c in the pile where c is not ..."
+                return f"{members} other than {self.expr(c.cond.right)}"
             where = f" where {self.expr(c.cond)}" if c.cond is not None else ""
             return f"the {c.var} in {self.expr(c.iter)}{where}"
         return f"the list of {self.expr(c.elt)} {self.comp(c)}"
 
     def e_BinOp(self, node: A.BinOp, parent: int) -> str:
+        if node.op in ("==", ">", "<=") and isinstance(node.right, A.Const) and node.right.value == 0 \
+                and isinstance(node.left, A.Call) and node.left.func == "count" and len(node.left.args) == 1:
+            arg = node.left.args[0]
+            if (isinstance(arg, A.Name) and arg.id in self.zones) or \
+                    (isinstance(arg, A.Call) and arg.func in self.zones):
+                return f"{self.place(arg)} is {'not ' if node.op == '>' else ''}empty"
         op = node.op
         mine = _PRECEDENCE.get(op, 3)
         left = self.expr(node.left, mine)

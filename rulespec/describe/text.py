@@ -79,7 +79,8 @@ def owned_by(owner: str, thing: str) -> str:
     mine = POSSESSIVE.get(owner.lower()) if owner != "I" else "my"
     if mine:
         return f"{mine} {thing}"
-    simple = " " not in owner or (owner.startswith("the ") and owner.count(" ") <= 2 and " of " not in owner)
+    simple = " " not in owner or (owner.startswith("the ") and owner.count(" ") <= 2 and " of " not in owner) \
+        or owner in ("a player", "every player", "each player")
     if simple and not owner.startswith("("):
         return f"{owner}'s {thing}"
     return f"the {thing} of {owner}"

@@ -225,14 +225,21 @@ Render.status = function (payload) {
 };
 
 Render.howToPlay = function (markdown) {
-  // the spec's rules for players (Markdown: headings, lists, paragraphs), as text nodes only
+  // the spec's rulebook (Markdown: headings, lists, paragraphs, tables), as text nodes only; a table
+  // row is a list item of its cells (the panel is narrow), a picture's description is left out
   const box = RS.el("div", { class: "rules" });
   let list = null;
   for (const raw of (markdown || "").split("\n")) {
     const line = raw.replace(/\*\*|`/g, "");
     const heading = /^(#{1,4})\s+(.*)$/.exec(line);
     const item = /^\s*(?:[-*]|\d+\.)\s+(.*)$/.exec(line);
-    if (heading) { list = null; box.append(RS.el("h" + Math.min(6, heading[1].length + 2), { text: heading[2] })); }
+    const row = /^\|(.*)\|\s*$/.exec(line);
+    if (/^\*Picture:/.test(raw.trim()) || /^\|(\s*-+\s*\|)+\s*$/.test(line)) continue;
+    if (row) {
+      if (!list) { list = RS.el("ul", { class: "table-rows" }); box.append(list); }
+      list.append(RS.el("li", { text: row[1].split("|").map((c) => c.trim()).filter((c) => c).join(" \u00b7 ") }));
+    }
+    else if (heading) { list = null; box.append(RS.el("h" + Math.min(6, heading[1].length + 2), { text: heading[2] })); }
     else if (item) { if (!list) { list = RS.el("ul", {}); box.append(list); } list.append(RS.el("li", { text: item[1] })); }
     else if (line.trim()) { list = null; box.append(RS.el("p", { text: line.trim() })); }
     else list = null;
