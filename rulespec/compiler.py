@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from .builder import build_model
 from .check import CheckInfo, check_model
 from .errors import Diagnostics, LanguageError, LimitError, SemanticError, SourceSpan, SpecError, hint_budget
-from .model import SpecModel, build_model
+from .model import SpecModel
 from .schema import validate_structure
 from .variants import load_with_variants
 

@@ -14,8 +14,9 @@ from typing import Any
 
 from interpreter.state_check import _roots
 from rulespec import ast as A
+from rulespec.builder import build_model
 from rulespec.errors import Diagnostics, SpecError
-from rulespec.model import SpecModel, build_model
+from rulespec.model import SpecModel
 from rulespec.schema import validate_structure
 from rulespec.variants import load_with_variants
 
