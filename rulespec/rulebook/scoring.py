@@ -134,7 +134,7 @@ def payouts(sp: Speaker) -> list[Payout]:
 
 def _one_of(text: str) -> str:
     """A loop over a group, as one of its members: "the best score" -> "the player with the best score"."""
-    return f"the player with {text}" if text.startswith("the ") else f"each of {text}"
+    return f"each player with {text}" if text.startswith("the ") else f"each of {text}"
 
 
 def _conjuncts(node: Any) -> list[Any]:
@@ -158,7 +158,16 @@ def payout_rows(rows: list[Payout]) -> list[list[str]]:
     for r in rows:
         when = sorted(r.when, key=lambda w: not w.startswith("with "))  # the player count first
         merged.setdefault(tuple(when), []).append(f"{r.who}: {r.points}")
-    return [[sentence("; ".join(w)).rstrip(".") if w else "Always", "; ".join(p)] for w, p in merged.items()]
+    return [[_and(list(w)) if w else "Always", "; ".join(p)] for w, p in merged.items()]
+
+
+def _and(parts: list[str]) -> str:
+    """Conditions as one plain sentence: "With 4 players, there is a dealer and ..."."""
+    head = ""
+    if parts and parts[0].startswith("with "):
+        head, parts = parts[0] + ", ", parts[1:]
+    text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1] if parts else ""
+    return sentence(head + text).rstrip(".")
 
 
 def _terms(node: Any, sign: str) -> list[tuple[str, Any]]:
@@ -267,9 +276,8 @@ def _who(sp: Speaker, example: RoundExample) -> str:
 
 def _example_blocks(example: RoundExample, who: str = "") -> list[Any]:
     opts = ", ".join(f"{k} {v}" for k, v in example.options.items())
-    head = (f"**Example.** A real round, played by the engine with random moves ({example.players} players, "
-            f"seed {example.seed}{', ' + opts if opts else ''}). {who + ' ' if who else ''}"
-            f"At the end of round {example.round}:")
+    head = (f"**Example.** An example round ({example.players} players{', ' + opts if opts else ''}). "
+            f"{who + ' ' if who else ''}At the end of round {example.round}:")
     zones = [z for z in example.seats[0].zones if any(s.zones.get(z) for s in example.seats)]
     header = ["player"] + zones + (["best hand"] if any(s.category for s in example.seats) else []) + ["round score"]
     rows = []
