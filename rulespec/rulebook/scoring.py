@@ -248,7 +248,7 @@ def scoring_section(sp: Speaker, example: RoundExample | None) -> Section:
         tail = f"A round score is never below {floor}. " if floor is not None else ""
         section.blocks.append(Para(tail + "Round scores add up to each player's total."))
     else:
-        section.blocks.append(Para("At the end of each round, points are paid by this table "
+        section.blocks.append(Para("At the end of each round, every row of this table that applies pays "
                                    "(a player who is paid twice keeps the larger amount). "
                                    "Round scores add up to each player's total."))
         section.blocks.append(Table(["when", "who scores"], payout_rows(rows), caption="Payouts"))

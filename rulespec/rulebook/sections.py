@@ -315,7 +315,7 @@ def _brief(step: Any, depth: int = 0) -> str:
     names = [re.match(r"\*\*(.+?)\*\*", c.text) for c in step.children]
     if step.children and all(names):  # a choice of actions: their names
         return f"{head.lower() if depth else head}: {', '.join(n.group(1) for n in names if n)}"
-    if depth > 0 and len(head) > 1 and head[1].islower():
+    if depth > 0 and len(head) > 1 and (head[1].islower() or head[1] == " "):
         head = head[0].lower() + head[1:]
     if not step.children or depth > 0:
         return head
