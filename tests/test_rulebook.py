@@ -71,7 +71,7 @@ HIGHHAND_RULES = {
     "object: the highest-ranking five-card hand": ["Score the most points by forming the highest-ranking five-card"],
     "contents: board, pawns, 52 cards": ["A deck of 52 cards", "The board (6 by 6)"],
     "36 cards face up on the board": ["Deal 1 card face up from the deck onto every cell of the board"],
-    "the rest is the unused deck": ["Shuffle the cards of the deck into the unused deck"],
+    "the rest is the unused deck": ["Shuffle the cards left in the deck into the unused deck"],
     "a pawn on each corner": ["pawns start on player 1: a6; player 2: f6; player 3: f1; player 4: a1"],
     "highest draw plays first, then to the left": ["the highest number plays first",
                                                    "then play passes to the left"],
@@ -175,7 +175,7 @@ def test_no_engine_internals(books, spec):
 def test_a_guard_is_said_once_as_a_guard(books):
     text = books["highhand"]
     assert text.count("Not a rule, only a limit so that play always ends") == 1
-    assert "the number of turns since a card was taken is at least 100" in text
+    assert "the number of turns, lost ones too, since a card was taken is at least 100" in text
 
 
 def test_the_scoring_example_comes_from_a_simulated_round():

@@ -249,7 +249,7 @@ def scoring_section(sp: Speaker, example: RoundExample | None) -> Section:
         section.blocks.append(Para(tail + "Round scores add up to each player's total."))
     else:
         section.blocks.append(Para("At the end of each round, every row of this table that applies pays "
-                                   "(a player who is paid twice keeps the larger amount). "
+                                   "(should a player be paid twice, they keep the larger amount). "
                                    "Round scores add up to each player's total."))
         section.blocks.append(Table(["when", "who scores"], payout_rows(rows), caption="Payouts"))
         section.blocks.append(Para("In any other case nobody scores."))

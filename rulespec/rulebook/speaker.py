@@ -158,8 +158,11 @@ class Speaker(PlayerDescriber):
                 s, after = stmts[i], stmts[i + 1] if i + 1 < len(stmts) else None
                 if isinstance(s, A.Move) and s.selector == "all" and isinstance(after, A.Shuffle) \
                         and self.place(after.zone) == self.place(s.dest) and not self.stmt_about(s):
+                    dealt = any(isinstance(d, A.Deal) and self.place(d.source) == self.place(s.what)
+                                for d in stmts[:i])
+                    of = "left in" if dealt else "of"
                     what = "all the cards" if isinstance(s.what, A.Name) and s.what.id == "cards" \
-                        else f"the cards of {self.place(s.what)}"
+                        else f"the cards {of} {self.place(s.what)}"
                     out.append(f"{indent}- shuffle {what} into {self.place(s.dest)}{self.face(s.face)}")
                     i += 2
                     continue
