@@ -70,7 +70,7 @@ HIGHJACK_RULES = {
 HIGHHAND_RULES = {
     "object: the highest-ranking five-card hand": ["Score the most points by forming the highest-ranking five-card"],
     "contents: board, pawns, 52 cards": ["A deck of 52 cards", "The board (6 by 6)"],
-    "36 cards face up on the board": ["Deal 1 card face up from the deck onto every cell of the board"],
+    "36 cards face up on the board": ["Deal 1 card face up from the deck onto every space of the board"],
     "the rest is the unused deck": ["Shuffle the cards left in the deck into the unused deck"],
     "a pawn on each corner": ["pawns start on player 1: a6; player 2: f6; player 3: f1; player 4: a1"],
     "highest draw plays first, then to the left": ["the highest number plays first",

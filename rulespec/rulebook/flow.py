@@ -67,7 +67,7 @@ def _every_round(sp: Speaker) -> str:
     if not (gathers or pieces) or sp.model.match.end_when is None:
         return ""
     back = (["all cards, wherever they lie, are gathered"] if gathers else []) + \
-        (["the pieces go back to their starting cells"] if pieces else [])
+        (["the pieces go back to their starting spaces"] if pieces else [])
     return "Every round starts with this setup: " + " and ".join(back) + "; only totals carry over."
 
 

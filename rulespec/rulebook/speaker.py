@@ -289,7 +289,7 @@ class Speaker(PlayerDescriber):
         if zone is not None and kind_of(zone).located:
             count = "1 card" if isinstance(s.count, A.Const) and s.count.value == 1 else f"{self.expr(s.count)} cards"
             face = f" face {zone.face}" if zone.face in ("up", "down") else ""
-            return f"deal {count}{face} from {self.place(s.source)} onto every cell of the board"
+            return f"deal {count}{face} from {self.place(s.source)} onto every space of the board"
         return super().s_Deal(s, indent)
 
     def s_Let(self, s: A.Let, indent: str) -> Any:
@@ -306,7 +306,7 @@ class Speaker(PlayerDescriber):
             return []
         if len(body) == 1 and isinstance(body[0], A.Move) and isinstance(body[0].dest, A.Attr) \
                 and body[0].dest.name == "start":
-            return [f"{indent}- put every player's pieces on their starting cells (see the board)."]
+            return [f"{indent}- put every player's pieces on their starting spaces (see the board)."]
         return super().s_For(s, indent)
 
     def s_While(self, s: A.While, indent: str) -> list[str]:
