@@ -103,8 +103,7 @@ HIGHHAND_RULES = {
     "2 players: blocker first, then taker": ["First move your blocker", "Then move your taker"],
     "2 players: choose which is which each turn": ["You choose which pawn is which each turn"],
     "2 players: one pawn blocked": ["move your other pawn as either a blocker or a taker, not as both"],
-    "2 players: 100 to the winner": ["| With 2 players, there is no Declaring Player | each player with the high "
-                                     "hand: 100 |"],
+    "2 players: 100 to the winner": ["| With 2 players | each player with the high hand: 100 |"],
 }
 
 

@@ -125,11 +125,36 @@ def payouts(sp: Speaker) -> list[Payout]:
                 if isinstance(value, A.Call) and value.func == "max" and len(value.args) == 2 and \
                         isinstance(value.args[0], A.Attr) and value.args[0].name == "score":
                     value = value.args[1]
-                out.append(Payout(list(when), sp.expr(s.target.obj), sp.expr(value)))
+                out.append(Payout(_possible(sp, when), sp.expr(s.target.obj), sp.expr(value)))
 
     with sp.scope(()), sp.aliased({}):
         walk(sp.model.round.scoring, [])
     return out
+
+
+def _possible(sp: Speaker, when: list[str]) -> list[str]:
+    """The conditions without "there is no X" where, with the player count the row names, only an
+    action never offered with that many players sets X (with 2 players nobody can declare)."""
+    counts = [int(w.split()[1]) for w in when if re.fullmatch(r"with \d+ players", w)]
+    if not counts:
+        return list(when)
+    never: set[str] = set()
+    for var in sp.model.variables:
+        about = sp.about(f"variable:{var.name}") or ""
+        if not about.startswith("the "):
+            continue
+        setters = [a for a in sp.model.actions if any(
+            isinstance(n, A.Assign) and isinstance(n.target, A.Name) and n.target.id == var.name
+            for n in A.walk(a.body))]
+        elsewhere = any(isinstance(n, A.Assign) and isinstance(n.target, A.Name) and n.target.id == var.name
+                        for root in [p.body for p in sp.model.procedures] + [ph.turn for ph in sp.model.round.phases]
+                        + [sp.model.round.setup, sp.model.match.setup] for n in A.walk(root))
+        if not setters or elsewhere:
+            continue
+        with sp.playing(counts[0]):
+            if all(a.cond is not None and sp.known(a.cond) is False for a in setters):
+                never.add(f"there is no {about[4:]}")
+    return [w for w in when if w not in never]
 
 
 def _one_of(text: str) -> str:
@@ -165,7 +190,7 @@ def _and(parts: list[str]) -> str:
     """Conditions as one plain sentence: "With 4 players, there is a dealer and ..."."""
     head = ""
     if parts and parts[0].startswith("with "):
-        head, parts = parts[0] + ", ", parts[1:]
+        head, parts = parts[0] + (", " if len(parts) > 1 else ""), parts[1:]
     text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1] if parts else ""
     return sentence(head + text).rstrip(".")
 
