@@ -47,11 +47,12 @@ HIGHJACK_RULES = {
     "the winner performs the Win Action": ["The winner performs the Win Action"],
     "winning card on top into the Session Pile": ["to their Session Pile, winning card on top"],
     "Stoner's Quarrel": ["Stoner's Quarrel: if two or more Tokers tie for the highest card", "It takes all"],
-    "a round ends when the Take a Hit pile is drawn": ["the turn in which the Take a Hit pile is empty"],
+    "a round ends when the Take a Hit pile is drawn":
+        ["at the end of a turn if, by then, the Take a Hit pile is empty"],
     "or when a Toker completes their Stash Box": ["or at once when"],
     "completed Stash Box: all Stash Box cards and a Session card":
-        ["the number of different cards in a player's Stash Box is at least the number of different Stash Box cards",
-         "the number of cards in a player's Session Pile is at least 1"],
+        ["a player completes their Stash Box, that is: at least one card is in the player's Session Pile and the "
+         "player's Stash Box holds at least one of each of the 4 Stash Box cards"],
     "bonus 50": ["50 if you are one of the Tokers who completed their Stash Box"],
     "One Hitter Quitter": ["one hitter quitter (short game): points are not counted, the first Toker to earn the "
                            "bonus wins"],
@@ -69,14 +70,15 @@ HIGHJACK_RULES = {
 HIGHHAND_RULES = {
     "object: the highest-ranking five-card hand": ["Score the most points by forming the highest-ranking five-card"],
     "contents: board, pawns, 52 cards": ["A deck of 52 cards", "The board (6 by 6)"],
-    "36 cards face up on the board": ["Deal 1 card face up from the deck onto every cell of the board"],
-    "the rest is the unused deck": ["Shuffle the cards of the deck into the unused"],
+    "36 cards face up on the board": ["Deal 1 card face up from the deck onto every space of the board"],
+    "the rest is the unused deck": ["Shuffle the cards left in the deck into the unused deck"],
     "a pawn on each corner": ["pawns start on player 1: a6; player 2: f6; player 3: f1; player 4: a1"],
     "highest draw plays first, then to the left": ["the highest number plays first",
                                                    "then play passes to the left"],
     "move horizontally or vertically any number of spaces": ["any number of spaces horizontally or vertically"],
     "land on a card: pick it up, one card a turn": ["If a card lies where it stops, pick it up", "one card a turn"],
-    "first turn: not the corner card": ["On your first turn the taker may not stop on one of your starting corners"],
+    "first turn: not the corner card":
+        ["On your first turn of each round the taker may not stop on one of your starting corners"],
     "no diagonal, no change of direction": ["never diagonally, never changing direction"],
     "no two pawns on a space, no jumping": ["never onto or over another pawn"],
     "a blocked pawn loses its turn": ["If you cannot make any move (your pieces are blocked), you lose your turn"],
@@ -101,8 +103,7 @@ HIGHHAND_RULES = {
     "2 players: blocker first, then taker": ["First move your blocker", "Then move your taker"],
     "2 players: choose which is which each turn": ["You choose which pawn is which each turn"],
     "2 players: one pawn blocked": ["move your other pawn as either a blocker or a taker, not as both"],
-    "2 players: 100 to the winner": ["| With 2 players; the Declaring Player is nobody | the player with the high "
-                                     "hand: 100 |"],
+    "2 players: 100 to the winner": ["| With 2 players | each player with the high hand: 100 |"],
 }
 
 
@@ -173,7 +174,7 @@ def test_no_engine_internals(books, spec):
 def test_a_guard_is_said_once_as_a_guard(books):
     text = books["highhand"]
     assert text.count("Not a rule, only a limit so that play always ends") == 1
-    assert "the number of turns since a card was taken is at least 100" in text
+    assert "the number of turns, lost ones too, since a card was taken is at least 100" in text
 
 
 def test_the_scoring_example_comes_from_a_simulated_round():
@@ -190,7 +191,7 @@ def test_the_scoring_example_comes_from_a_simulated_round():
             - sum(p for _, p in seat.zones["hand"])
         assert seat.score in (max(0, counted), max(0, counted + 50))  # the engine's score, by the table
     text = to_markdown(build(compile_file(HIGHJACK), example))
-    assert f"seed {example.seed}" in text
+    assert "An example round (2 players). At the end of round 1:" in text
     assert all(f"| {s.name} |" in text and f"| {s.score} |" in text for s in example.seats)
 
 

@@ -28,7 +28,7 @@ def test_the_model_keeps_every_about_by_what_it_is_about():
     abouts = dict(compile_file(HIGHJACK).model.abouts)
     assert abouts["game"].startswith("Collect the most points")
     assert abouts["word:Toker"] == "a player."
-    assert abouts["option:target"] == "The points that win under the Chronic Rules."
+    assert abouts["option:target"] == "The total that ends a Chronic game."
     assert abouts["zone:ashtray"] == "the face-up discard pile."
     assert abouts["variable:contenders"] == "the Tokers still in the Session"
     assert abouts["card:4"] == "An Opponent takes 2 hits."  # Munchies, the fifth line of the card list
@@ -57,7 +57,7 @@ def test_a_define_written_with_its_about_means_the_same():
 
 
 def test_hover_shows_the_about_of_an_option_a_zone_a_card_and_a_definition():
-    assert "The points that win under the Chronic Rules." in _hover(HIGHJACK, "option.target", 8)
+    assert "The total that ends a Chronic game." in _hover(HIGHJACK, "option.target", 8)
     assert "the face-up discard pile." in _hover(HIGHJACK, "to ashtray face up", 4)
     from tests.test_lsp import SPEC
 

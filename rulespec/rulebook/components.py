@@ -125,10 +125,20 @@ def components_section(sp: Speaker) -> Section:
                                 lambda r, c: f"{chr(ord('a') + c)}{board.rows - r}", starts,
                                 f"the board with {count} players' {piece.label}s on their starting cells")
                 where = "; ".join(f"player {i + 1}: {', '.join(cells)}" for i, cells in enumerate(seats))
+                sides = "; ".join(f"player {i + 1}: {', '.join(_side(c, board.rows, board.cols) for c in cells)}"
+                                  for i, cells in enumerate(seats))
                 section.blocks.append(Para(f"The board ({board.rows} by {board.cols}) with {count} players: "
-                                           f"{words(piece.label)}s start on {where}."))
+                                           f"{words(piece.label)}s start on {where} ({sides})."))
                 section.blocks.append(Picture(svg, f"board, {count} players: {where}"))
     return section
+
+
+def _side(cell: str, rows: int, cols: int) -> str:
+    """Where a cell lies as seen on the picture: "top left", "bottom", "middle"."""
+    col, row = ord(cell[0]) - ord("a"), int(cell[1:]) if cell[1:].isdigit() else 0
+    vertical = "top" if row == rows else "bottom" if row == 1 else ""
+    horizontal = "left" if col == 0 else "right" if col == cols - 1 else ""
+    return " ".join(w for w in (vertical, horizontal) if w) or "middle"
 
 
 def _grouping(sp: Speaker) -> str | None:
@@ -159,4 +169,6 @@ def _card_pictures(sp: Speaker, kinds: list[tuple[int, list[tuple[str, dict[str,
                 group = str(fields[grouping])  # a colour attribute names the colour to draw
             chosen.append((name, fields, group, value_text(corner) if corner not in ("", None, 0) else ""))
     chosen = chosen[:_PICTURED]
-    return Picture(cards_svg(chosen), "pictures of the cards: " + ", ".join(n for n, _, _, _ in chosen))
+    total = sum(len(k) for _, k in kinds)
+    some = f"some of the {total} different cards" if len(chosen) < total else "the cards"
+    return Picture(cards_svg(chosen), f"pictures of {some}: " + ", ".join(n for n, _, _, _ in chosen))

@@ -49,10 +49,26 @@ def setup_section(sp: Speaker) -> Section:
     steps = steps_of(lines)
     if steps:
         section.blocks.append(Steps(steps))
+    again = _every_round(sp)
+    if again:
+        section.blocks.append(Para(again))
     about = sp.about("match")
     if about:
         section.blocks.append(Para(about))
     return section
+
+
+def _every_round(sp: Speaker) -> str:
+    """What the setup of every round puts back: the cards from wherever they lie, the pieces."""
+    rnd = sp.model.round.setup
+    gathers = any(isinstance(n, A.Move) and n.selector == "all" and isinstance(n.what, A.Name) and n.what.id == "cards"
+                  for n in A.walk(rnd))
+    pieces = any(isinstance(n, A.Move) and isinstance(n.dest, A.Attr) and n.dest.name == "start" for n in A.walk(rnd))
+    if not (gathers or pieces) or sp.model.match.end_when is None:
+        return ""
+    back = (["all cards, wherever they lie, are gathered"] if gathers else []) + \
+        (["the pieces go back to their starting spaces"] if pieces else [])
+    return "Every round starts with this setup: " + " and ".join(back) + "; only totals carry over."
 
 
 def turn_section(sp: Speaker) -> Section:
@@ -93,8 +109,23 @@ def round_ends(sp: Speaker) -> tuple[list[str], list[str]]:
                         continue
                     (guards if is_guard(sp, part) else rules).append(sp.expr(part))
     for cond in sp.possible(rnd.end_when):
-        (guards if is_guard(sp, cond) else rules).append("at once when " + sp.expr(cond))
+        if is_guard(sp, cond):
+            guards.append("at once when " + sp.expr(cond))
+            continue
+        rules.append("at once when " + sp.expr(cond) + _defined(sp, cond))
     return rules, guards
+
+
+def _defined(sp: Speaker, cond: Any) -> str:
+    """What a condition the designer named (a define with an `about:`) takes, written out once:
+    ": that is, at least one card is in the player's hand ..."."""
+    out = []
+    for node in A.walk(cond):
+        if isinstance(node, A.Call) and node.func in sp.defines and sp.about(f"define:{node.func}"):
+            d = sp.defines[node.func]
+            with sp.aliased({p: "the player" for p in d.params}):
+                out.append(sp.expr(d.body))
+    return (", that is: " + "; ".join(out)) if out else ""
 
 
 def _disjuncts(cond: Any) -> list[Any]:

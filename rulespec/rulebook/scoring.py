@@ -125,16 +125,41 @@ def payouts(sp: Speaker) -> list[Payout]:
                 if isinstance(value, A.Call) and value.func == "max" and len(value.args) == 2 and \
                         isinstance(value.args[0], A.Attr) and value.args[0].name == "score":
                     value = value.args[1]
-                out.append(Payout(list(when), sp.expr(s.target.obj), sp.expr(value)))
+                out.append(Payout(_possible(sp, when), sp.expr(s.target.obj), sp.expr(value)))
 
     with sp.scope(()), sp.aliased({}):
         walk(sp.model.round.scoring, [])
     return out
 
 
+def _possible(sp: Speaker, when: list[str]) -> list[str]:
+    """The conditions without "there is no X" where, with the player count the row names, only an
+    action never offered with that many players sets X (with 2 players nobody can declare)."""
+    counts = [int(w.split()[1]) for w in when if re.fullmatch(r"with \d+ players", w)]
+    if not counts:
+        return list(when)
+    never: set[str] = set()
+    for var in sp.model.variables:
+        about = sp.about(f"variable:{var.name}") or ""
+        if not about.startswith("the "):
+            continue
+        setters = [a for a in sp.model.actions if any(
+            isinstance(n, A.Assign) and isinstance(n.target, A.Name) and n.target.id == var.name
+            for n in A.walk(a.body))]
+        elsewhere = any(isinstance(n, A.Assign) and isinstance(n.target, A.Name) and n.target.id == var.name
+                        for root in [p.body for p in sp.model.procedures] + [ph.turn for ph in sp.model.round.phases]
+                        + [sp.model.round.setup, sp.model.match.setup] for n in A.walk(root))
+        if not setters or elsewhere:
+            continue
+        with sp.playing(counts[0]):
+            if all(a.cond is not None and sp.known(a.cond) is False for a in setters):
+                never.add(f"there is no {about[4:]}")
+    return [w for w in when if w not in never]
+
+
 def _one_of(text: str) -> str:
     """A loop over a group, as one of its members: "the best score" -> "the player with the best score"."""
-    return f"the player with {text}" if text.startswith("the ") else f"each of {text}"
+    return f"each player with {text}" if text.startswith("the ") else f"each of {text}"
 
 
 def _conjuncts(node: Any) -> list[Any]:
@@ -158,7 +183,16 @@ def payout_rows(rows: list[Payout]) -> list[list[str]]:
     for r in rows:
         when = sorted(r.when, key=lambda w: not w.startswith("with "))  # the player count first
         merged.setdefault(tuple(when), []).append(f"{r.who}: {r.points}")
-    return [[sentence("; ".join(w)).rstrip(".") if w else "Always", "; ".join(p)] for w, p in merged.items()]
+    return [[_and(list(w)) if w else "Always", "; ".join(p)] for w, p in merged.items()]
+
+
+def _and(parts: list[str]) -> str:
+    """Conditions as one plain sentence: "With 4 players, there is a dealer and ..."."""
+    head = ""
+    if parts and parts[0].startswith("with "):
+        head, parts = parts[0] + (", " if len(parts) > 1 else ""), parts[1:]
+    text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1] if parts else ""
+    return sentence(head + text).rstrip(".")
 
 
 def _terms(node: Any, sign: str) -> list[tuple[str, Any]]:
@@ -239,8 +273,8 @@ def scoring_section(sp: Speaker, example: RoundExample | None) -> Section:
         tail = f"A round score is never below {floor}. " if floor is not None else ""
         section.blocks.append(Para(tail + "Round scores add up to each player's total."))
     else:
-        section.blocks.append(Para("At the end of each round, points are paid by this table "
-                                   "(a player who is paid twice keeps the larger amount). "
+        section.blocks.append(Para("At the end of each round, every row of this table that applies pays "
+                                   "(should a player be paid twice, they keep the larger amount). "
                                    "Round scores add up to each player's total."))
         section.blocks.append(Table(["when", "who scores"], payout_rows(rows), caption="Payouts"))
         section.blocks.append(Para("In any other case nobody scores."))
@@ -267,9 +301,8 @@ def _who(sp: Speaker, example: RoundExample) -> str:
 
 def _example_blocks(example: RoundExample, who: str = "") -> list[Any]:
     opts = ", ".join(f"{k} {v}" for k, v in example.options.items())
-    head = (f"**Example.** A real round, played by the engine with random moves ({example.players} players, "
-            f"seed {example.seed}{', ' + opts if opts else ''}). {who + ' ' if who else ''}"
-            f"At the end of round {example.round}:")
+    head = (f"**Example.** An example round ({example.players} players{', ' + opts if opts else ''}). "
+            f"{who + ' ' if who else ''}At the end of round {example.round}:")
     zones = [z for z in example.seats[0].zones if any(s.zones.get(z) for s in example.seats)]
     header = ["player"] + zones + (["best hand"] if any(s.category for s in example.seats) else []) + ["round score"]
     rows = []

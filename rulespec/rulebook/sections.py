@@ -71,9 +71,15 @@ def end_section(sp: Speaker) -> Section:
     rules = [r for r in rules if not r.startswith("about:")]
     if rules:
         section.blocks.append(Para("A round ends " + "; or ".join(
-            r if r.startswith("at once") else f"at the end of the turn in which {r}" for r in rules) + "."))
+            r if r.startswith("at once") else f"at the end of a turn if, by then, {r}" for r in rules) + "."))
     for text in told:
         section.blocks.append(Para(sentence(text)))
+    ending = [a for a in sp.model.actions if (a.cond is None or sp.known(a.cond) is not False)
+              and any(isinstance(n, A.End) and n.level == "round" for n in A.walk(a.body))]
+    if ending:
+        names = " or ".join(f"**{sentence(words(a.action)).rstrip('.')}**" for a in ending)
+        section.blocks.append(Para(f"A round also ends at once when a player chooses {names} (see A turn); "
+                                   f"it is scored as usual."))
     match_rules: list[str] = []
     tie = False
     match_guards: list[str] = []
@@ -102,7 +108,7 @@ def end_section(sp: Speaker) -> Section:
         text += " If several players share the highest total, nobody has won yet: play another round."
     if text:
         section.blocks.append(Para(text.strip()))
-    guard_texts = [f"a round also ends when {g}" for g in guards] + \
+    guard_texts = [f"a round also ends (and is scored as usual) when {g}" for g in guards] + \
         [f"the game also ends after the round in which {g}" for g in match_guards]
     if guard_texts:
         section.blocks.append(Para("Not a rule, only a limit so that play always ends: "
@@ -137,10 +143,21 @@ def rankings_section(sp: Speaker) -> Section | None:
         ties = [f"{sentence(c.name).rstrip('.')}: {_tie_text(c, values, r.size)}" for c in r.categories]
         section.blocks.append(Para("**Ties.** Between hands of the same rank:"))
         section.blocks.append(Bullets(ties))
+        order = words(r.order)
+        notes = []
+        if any(c.kind == "run" for c in r.categories):
+            notes.append(f"A sequence does not wrap around (the highest {order} is not followed by the lowest).")
+        same = sorted({words(str(c.same)) for c in r.categories if c.same})
+        if same:
+            notes.append(f"The {' and '.join(same)} never breaks a tie.")
+        needs = f"a sequence{' or ' + str(r.size) + ' of one ' + same[0] if same else ''}"
+        notes.append(f"A player with fewer than {r.size} cards is ranked on the cards they have (only {needs} "
+                     f"needs all {r.size}); a player with no cards holds no hand and ranks last.")
         if r.unused:
-            section.blocks.append(Para("If two hands hold the same five ranks, the cards beyond the hand "
-                                       "(a player's unused cards) decide: the highest unused card wins, then the "
-                                       "next highest, and so on."))
+            notes.append(f"If two hands hold the same {r.size} {order}s, the cards beyond the hand (a player's unused "
+                         f"cards) decide: the highest unused card wins, then the next highest, and so on. If these "
+                         f"are equal too, the hands tie: each of them counts as the best hand.")
+        section.blocks.append(Para(" ".join(notes)))
     return section
 
 
@@ -208,7 +225,8 @@ def special_section(sp: Speaker) -> Section:
     section = Section("Special cases", anchor="special")
     items: list[str] = []
     if _moves_pieces(sp):
-        items.append("If you cannot make any move (your pieces are blocked), you lose your turn.")
+        items.append("If you cannot make any move (your pieces are blocked), you lose your turn: you do nothing "
+                     "else in it either.")
     rnd = sp.model.round
     drawn: list[str] = []
     for phase in rnd.phases:
@@ -262,7 +280,7 @@ def options_section(sp: Speaker) -> Section:
         here = f" (these rules: {words(value_text(sp.chosen[o.name]))})" if o.name in sp.chosen else ""
         items.append(f"**{sentence(words(o.name)).rstrip('.')}**{values}, default {default}{here}: {sentence(text)}")
     if items:
-        section.blocks.append(Para("The rules above use the defaults; players may agree on other values."))
+        section.blocks.append(Para("The rules above use the defaults; players may agree on others."))
         section.blocks.append(Bullets(items))
     return section
 
@@ -297,6 +315,8 @@ def _brief(step: Any, depth: int = 0) -> str:
     names = [re.match(r"\*\*(.+?)\*\*", c.text) for c in step.children]
     if step.children and all(names):  # a choice of actions: their names
         return f"{head.lower() if depth else head}: {', '.join(n.group(1) for n in names if n)}"
+    if depth > 0 and len(head) > 1 and (head[1].islower() or head[1] == " "):
+        head = head[0].lower() + head[1:]
     if not step.children or depth > 0:
         return head
     parts = [_brief(c, depth + 1) for c in step.children]

@@ -16,6 +16,7 @@ from typing import Any
 from .. import ast as A
 from ..compiler import GameDef
 from ..describe import PlayerDescriber
+from ..describe.players import _entry_cards
 from ..describe.text import value_text, words
 from ..fold import DESCRIBE, UNKNOWN, FoldEnv
 from ..model import ActionRef
@@ -131,9 +132,20 @@ class Speaker(PlayerDescriber):
 
     def stmt(self, s: Any, indent: str) -> list[str]:
         about = self.stmt_about(s)
+        if about and about.endswith(":") and isinstance(s, A.If) and not s.orelse.stmts:
+            return [f"{indent}- {about}"] + self.block(s.then, indent + "  ")  # a heading: the steps follow
         if about:
             return [f"{indent}- {about}"]
         return super().stmt(s, indent)
+
+    def zone_label(self, name: str) -> str:
+        """A zone without a label that its `about:` names first ("the unused deck: ...") is called so."""
+        zone = self.zones[name]
+        about = self.abouts.get(f"zone:{name}") or ""
+        head = about.split(":", 1)[0] if ":" in about else ""
+        if zone.label == zone.name and head.startswith("the ") and words(name) in head and len(head) < 40:
+            return head[4:]
+        return super().zone_label(name)
 
     def block(self, block: A.Block | None, indent: str = "") -> list[str]:
         if block is None:
@@ -146,8 +158,11 @@ class Speaker(PlayerDescriber):
                 s, after = stmts[i], stmts[i + 1] if i + 1 < len(stmts) else None
                 if isinstance(s, A.Move) and s.selector == "all" and isinstance(after, A.Shuffle) \
                         and self.place(after.zone) == self.place(s.dest) and not self.stmt_about(s):
+                    dealt = any(isinstance(d, A.Deal) and self.place(d.source) == self.place(s.what)
+                                for d in stmts[:i])
+                    of = "left in" if dealt else "of"
                     what = "all the cards" if isinstance(s.what, A.Name) and s.what.id == "cards" \
-                        else f"the cards of {self.place(s.what)}"
+                        else f"the cards {of} {self.place(s.what)}"
                     out.append(f"{indent}- shuffle {what} into {self.place(s.dest)}{self.face(s.face)}")
                     i += 2
                     continue
@@ -202,7 +217,39 @@ class Speaker(PlayerDescriber):
                     return self.expr(d.body, parent)
         return super().e_Call(node, parent)
 
+    def _count_of(self, node: Any) -> Any:
+        return node.args[0] if isinstance(node, A.Call) and node.func == "count" and len(node.args) == 1 else None
+
+    def _setup_value(self, name: str) -> Any:
+        """What a variable the match setup sets from the card list alone holds, when it can be counted."""
+        for s in self.model.match.setup.stmts:
+            if isinstance(s, A.Assign) and isinstance(s.target, A.Name) and s.target.id == name and s.op == "=":
+                return _count_kinds(self, s.value)
+        return None
+
     def e_BinOp(self, node: A.BinOp, parent: int) -> str:
+        counted = self._count_of(node.left)
+        if counted is not None and isinstance(node.right, A.Const) and (node.op, node.right.value) in \
+                ((">=", 1), (">", 0)) and (isinstance(counted, A.Name) or isinstance(counted, A.Call)) \
+                and getattr(counted, "id", getattr(counted, "func", None)) in self.zones:
+            return f"at least one card is in {self.place(counted)}"
+        if counted is not None and isinstance(node.right, A.Const) and node.op == "==" and node.right.value == 0 \
+                and getattr(counted, "id", getattr(counted, "func", None)) in self.zones:
+            return f"{self.place(counted)} is empty"
+        if counted is not None and node.op == ">=" and isinstance(counted, A.Agg) and counted.func == "distinct" \
+                and isinstance(node.right, A.Name) and node.right.id in self.variables:
+            comp = counted.comp
+            about = self.about(f"variable:{node.right.id}") or ""
+            iter_ = getattr(comp, "iter", None)
+            if about.startswith("the number of different ") and iter_ is not None:
+                n = self._setup_value(node.right.id)
+                what = about[len("the number of different "):]
+                return f"{self.place(iter_)} holds at least one of each of the {str(n) + ' ' if n else ''}{what}"
+        if node.op in ("==", "!=") and isinstance(node.left, A.Name) and isinstance(node.right, A.Const) \
+                and node.right.value is None and node.left.id in self.variables \
+                and (self.about(f"variable:{node.left.id}") or "").startswith("the "):
+            about = self.about(f"variable:{node.left.id}") or ""
+            return f"there is {'a' if node.op == '!=' else 'no'} {about[4:]}"
         if node.op in ("==", "!=") and isinstance(node.left, A.Attr) and isinstance(node.right, A.Const) \
                 and isinstance(node.right.value, str) and self.type_of(node.left.obj) == "card":
             card = self.expr(node.left.obj, 9)
@@ -242,7 +289,7 @@ class Speaker(PlayerDescriber):
         if zone is not None and kind_of(zone).located:
             count = "1 card" if isinstance(s.count, A.Const) and s.count.value == 1 else f"{self.expr(s.count)} cards"
             face = f" face {zone.face}" if zone.face in ("up", "down") else ""
-            return f"deal {count}{face} from {self.place(s.source)} onto every cell of the board"
+            return f"deal {count}{face} from {self.place(s.source)} onto every space of the board"
         return super().s_Deal(s, indent)
 
     def s_Let(self, s: A.Let, indent: str) -> Any:
@@ -259,7 +306,7 @@ class Speaker(PlayerDescriber):
             return []
         if len(body) == 1 and isinstance(body[0], A.Move) and isinstance(body[0].dest, A.Attr) \
                 and body[0].dest.name == "start":
-            return [f"{indent}- put every player's pieces on their starting cells (see the board)."]
+            return [f"{indent}- put every player's pieces on their starting spaces (see the board)."]
         return super().s_For(s, indent)
 
     def s_While(self, s: A.While, indent: str) -> list[str]:
@@ -303,3 +350,22 @@ class Speaker(PlayerDescriber):
 
     def card_effect(self, attribute: str, procedure: Any) -> str:
         return super().card_effect(attribute, procedure)
+
+
+def _count_kinds(sp: Any, value: Any) -> int | None:
+    """``count(distinct(c.name for c in cards if c.ATTR == 'X'))`` counted on the card list."""
+    if sp.model.cards is None or not (isinstance(value, A.Call) and value.func == "count" and value.args):
+        return None
+    inner = value.args[0]
+    if not (isinstance(inner, A.Agg) and inner.func == "distinct"):
+        return None
+    comp = inner.comp
+    cond = getattr(comp, "cond", None)
+    if not (isinstance(getattr(comp, "iter", None), A.Name) and comp.iter.id == "cards"):
+        return None
+    if not (isinstance(cond, A.BinOp) and cond.op == "==" and isinstance(cond.left, A.Attr)
+            and isinstance(cond.right, A.Const)):
+        return None
+    names = {n for entry in sp.model.cards.entries for n, f in _entry_cards(entry, sp.model.cards)
+             if f.get(cond.left.name) == cond.right.value}
+    return len(names) or None
