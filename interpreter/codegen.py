@@ -47,7 +47,6 @@ from .expressions import (
     checked_arith,
     closure_of,
     compile_list,
-    const_value,
     distinct_values,
     is_const,
     json_converter,
@@ -57,6 +56,7 @@ from .expressions import (
     same_value,
     type_of,
 )
+from .fold_link import UNKNOWN, LinkFold
 from .pycode import Unit, load_unit
 
 __all__ = ["Codegen", "MODE", "CLOSURE_EXPRESSIONS", "is_builtin_call"]
@@ -147,6 +147,7 @@ class Codegen:
         self._closures: dict[int, Fn] = {}
         self._generated: dict[int, Fn] = {}
         self._closures_only = 0
+        self._folds: LinkFold | None = None
         # a define's function (key: its name, ()), and its versions for numbers (None: not made)
         self._defines: dict[tuple[str, tuple[tuple[int, int], ...]], Callable[..., Any] | None] = {}
         self.generate_block: Callable[[Codegen, Any, bool], Any] | None = None  # installed by the link
@@ -174,6 +175,13 @@ class Codegen:
                 fn = self._unit_for(node, ref)
             self._generated[id(node)] = fn
         return fn
+
+    @property
+    def folds(self) -> LinkFold:
+        """The link's constant folder (made when first asked: the link knows its tables by then)."""
+        if self._folds is None:
+            self._folds = LinkFold(self.L)
+        return self._folds
 
     def _calls_define(self, node: Any) -> bool:
         """Does ``node`` call a define? Its closure would run the define's body as closures too,
@@ -300,8 +308,7 @@ class Codegen:
                 writer.scope[param] = repr(numbers[i])
             else:
                 params.append(writer.bind(param))
-        ref = self.reference(define.body)
-        body = writer.value(const_value(ref)) if is_const(ref) else writer.expr(define.body)
+        body = writer.expr(define.body)  # (a known body is its value)
         if fixed and not writer.folded:
             self._defines[(name, fixed)] = None
             return None
@@ -313,7 +320,7 @@ class Codegen:
         else:
             lines = [f"def _g({', '.join(['s', *params])}):", f"    return {body}"]
         fn = self.load(f"d{len(self.units)}", lines, writer.names, "_g") or _define_by_closure(
-            ref, define.params, self.L.define_paid(name), numbers)
+            self.reference(define.body), define.params, self.L.define_paid(name), numbers)
         self._defines[(name, fixed)] = fn
         return fn
 
@@ -409,12 +416,12 @@ class _Writer:
 
     # ------------------------------------------------------------------ expressions
     def expr(self, node: Any) -> str:
-        ref = self.gen.reference(node)
-        if is_const(ref):
-            return self.value(const_value(ref))
+        known = self.gen.folds.value(node)
+        if known is not UNKNOWN:
+            return self.value(known)
         method = getattr(self, "x_" + type(node).__name__, None)
         code = method(node) if method is not None else None
-        return code if code is not None else self.fallback(node, ref)
+        return code if code is not None else self.fallback(node, self.gen.reference(node))
 
     def fell_back(self, code: str) -> bool:
         """Is ``code`` only a call of a closure (nothing generated)?"""
@@ -555,8 +562,8 @@ class _Writer:
         op = node.op
         L = self.L
         if op in ("and", "or"):
-            left_ref = self.gen.reference(node.left)
-            if is_const(left_ref) and bool(const_value(left_ref)) != (op == "or"):
+            left_known = self.gen.folds.value(node.left)
+            if left_known is not UNKNOWN and bool(left_known) != (op == "or"):
                 # a known left side (an option, say) that leaves the answer to the right side (one
                 # that decides makes the whole a constant already)
                 right = self.expr(node.right)
@@ -599,9 +606,8 @@ class _Writer:
                 return code
             return self.grown(code, t, node.span)
         if _sized(left_type) and _sized(right_type):
-            left_ref = self.gen.reference(node.left)
-            right_ref = self.gen.reference(node.right)
-            if not (is_const(left_ref) or is_const(right_ref)):
+            folds = self.gen.folds
+            if not (folds.is_constant(node.left) or folds.is_constant(node.right)):
                 # two values that may be long, paid for (both computed, in order) before they are compared
                 a, b = self.temp(), self.temp()
                 left, right = self.expr(node.left), self.expr(node.right)

@@ -56,7 +56,7 @@ from .effects import (
     splice_constant_ifs,
 )
 from .errors import RuleError
-from .expressions import compile_expr, compile_list, is_const, list_difference, type_of
+from .expressions import compile_expr, compile_list, list_difference, type_of
 from .frames import BLOCK, ENV, PC, CallEntry, IfEntry, enter_block
 from .state import deal_cards, draw_top, move_card, move_cards, move_piece, move_zone, take_card
 
@@ -317,9 +317,9 @@ class _Statements:
         return True
 
     def s_If(self, stmt: A.If, indent: int) -> bool:
-        cond = compile_expr(stmt.cond, self.L)
+        compile_expr(stmt.cond, self.L)  # (its link errors, where the link raises them)
         branches = [splice_constant_ifs(b.stmts, self.L) for b in (stmt.then, stmt.orelse)]
-        if is_const(cond) or any(isinstance(x, A.Let) for b in branches for x in b):
+        if self.L.codegen.folds.is_constant(stmt.cond) or any(isinstance(x, A.Let) for b in branches for x in b):
             write_if_binding(self, stmt, indent)  # a branch with a scope of its own runs as its block
             return True
         self.put(indent, f"if {self.truth(stmt.cond)}:")
@@ -715,7 +715,7 @@ def has_own_errors(node: Any, L: Any) -> bool:
     todo = [node]
     while todo:
         n = todo.pop()
-        if isinstance(n, (A.BinOp, A.Call, A.Index)) and _is_constant(n, L):
+        if isinstance(n, (A.BinOp, A.Call, A.Index)) and L.codegen.folds.is_constant(n):
             continue
         if isinstance(n, A.BinOp) and n.op in _ARITHMETIC:
             return True
@@ -725,11 +725,4 @@ def has_own_errors(node: Any, L: Any) -> bool:
             return True
         todo.extend(A.children(n))
     return False
-
-
-def _is_constant(node: Any, L: Any) -> bool:
-    try:
-        return is_const(L.codegen.reference(node))
-    except RuleError:  # (a part whose closure is only made in its parent's context: not a known value)
-        return False
 

@@ -38,7 +38,7 @@ from .builtins import (
     whole_of,
 )
 from .expression_ops import piece_starts, shuffled_order, table_entry
-from .expressions import const_value, is_const, type_of
+from .expressions import type_of
 
 __all__ = ["write_builtin", "is_builtin_call", "SIMPLE", "WHOLE"]
 
@@ -84,9 +84,9 @@ def write_builtin(w: Any, node: A.Call) -> str | None:
         first, c = w.held(w.expr(args[0]))
         x = w.temp()
         return f"(None if {first} is None or ({x} := s.cell_piece[{c}]) < 0 else {x})"
-    if func == "pieces" and not L.piece_fields_set and (len(args) == 1 or is_const(w.gen.reference(args[1]))):
+    if func == "pieces" and not L.piece_fields_set and (len(args) == 1 or w.gen.folds.is_constant(args[1])):
         # no rule changes owners or kinds: each player's pieces are known now
-        kind = const_value(w.gen.reference(args[1])) if len(args) > 1 else None
+        kind = w.gen.folds.value(args[1]) if len(args) > 1 else None
         return f"{w.name_of(pieces_table(L, kind))}[{w.expr(args[0])}]"
     if func == "pieces" and len(args) == 2:
         p, k, x = w.temp(), w.temp(), w.temp()

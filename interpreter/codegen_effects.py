@@ -18,7 +18,8 @@ from rulespec import types as T
 
 from .budget import SMALL, spend
 from .effects import binds_names, compile_block_closure, deal_targets, may_nest, splice_constant_ifs
-from .expressions import compile_expr, const_value, is_const, list_difference, type_of
+from .expressions import compile_expr, list_difference, type_of
+from .fold_link import UNKNOWN
 from .statement_ops import (
     check_stored,
     deal_round,
@@ -137,9 +138,10 @@ def write_if_binding(b: Any, stmt: A.If, indent: int) -> None:
     """An `if` one of whose branches binds names (a `let`): that branch runs as its block's
     function, which copies the env (``effects.s_If``); a branch that binds none is in line."""
     w, L = b.w, b.L
-    cond = compile_expr(stmt.cond, L)
-    if is_const(cond):  # (only the branch taken is compiled: the other may never run)
-        chosen = stmt.then if const_value(cond) else stmt.orelse
+    compile_expr(stmt.cond, L)  # (its link errors, where the link raises them)
+    known = L.codegen.folds.value(stmt.cond)
+    if known is not UNKNOWN:  # (only the branch taken is compiled: the other may never run)
+        chosen = stmt.then if known else stmt.orelse
         if splice_constant_ifs(chosen.stmts, L):
             b.put(indent, w.call(compile_block_closure(chosen, L)))
         else:

@@ -30,6 +30,7 @@ from .expressions import (
     local_name,
     type_of,
 )
+from .fold_link import UNKNOWN
 from .state import deal_cards, move_card, move_cards, move_piece, move_zone, take_card
 from .statement_ops import (
     check_stored,
@@ -173,9 +174,10 @@ def splice_constant_ifs(stmts: tuple[Any, ...], L: Any) -> list[Any]:
     out: list[Any] = []
     for stmt in stmts:
         if isinstance(stmt, A.If):
-            cond = compile_expr(stmt.cond, L)
-            if is_const(cond):
-                out.extend(splice_constant_ifs((stmt.then if const_value(cond) else stmt.orelse).stmts, L))
+            compile_expr(stmt.cond, L)  # (its link errors, where the link raises them)
+            known = L.codegen.folds.value(stmt.cond)
+            if known is not UNKNOWN:
+                out.extend(splice_constant_ifs((stmt.then if known else stmt.orelse).stmts, L))
                 continue
         out.append(stmt)
     return out

@@ -53,6 +53,7 @@ from .effects import (
 )
 from .errors import RuleError
 from .expressions import compile_expr, compile_list, env_of_args, text_of_type, type_of
+from .fold_link import UNKNOWN
 from .frames import MAX_FRAMES, CallEntry, IfEntry, enter_call, procedure_entry, push_frame
 from .run_loop import MatchCode, PhaseCode, RoundCode, resolve, run
 from .state import State
@@ -301,8 +302,6 @@ def _filters_by_level(node: A.Alternative, names: tuple[str, ...], L: Any) -> di
 
     Returns {level: [conjunct nodes]}, or None when a condition is constant false.
     """
-    from .expressions import const_value, is_const
-
     position = {name: i for i, name in enumerate(names)}
     parts: list[Any] = []
     if node.bindings is not None:
@@ -314,9 +313,10 @@ def _filters_by_level(node: A.Alternative, names: tuple[str, ...], L: Any) -> di
     grouped: dict[int, list[Any]] = {level: [] for level in range(-1, len(names))}
     for part in parts:
         used = [position[n.id] for n in A.walk(part) if isinstance(n, A.Name) and n.id in position]
-        fn = compile_expr(part, L)
-        if is_const(fn):
-            if not const_value(fn):
+        compile_expr(part, L)  # (its link errors, where the link raises them)
+        known = L.codegen.folds.value(part)
+        if known is not UNKNOWN:
+            if not known:
                 return None
             continue
         grouped[max(used) if used else -1].append(part)

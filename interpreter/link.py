@@ -29,8 +29,9 @@ from .codegen import Codegen
 from .codegen_blocks import generate_block
 from .effects import compile_block_closure
 from .errors import RuleError
-from .expressions import compile_expr, compile_list, is_const, json_converter, type_of
+from .expressions import compile_expr, compile_list, json_converter, type_of
 from .flow import BlockCode, compile_flow, fill_block
+from .fold_link import UNKNOWN
 from .footprint import Watch, reads
 from .limits import DEFAULT_LIMITS, RunLimits
 from .ranking import Ranking
@@ -233,7 +234,7 @@ class Link:
     def define_paid(self, name: str) -> bool:
         """Does a call of this define cost one unit of the budget: it calls other defines, and
         its body is not a constant for this game's options (both engines ask here)."""
-        return self.define_fans_out(name) and not is_const(self.define_body(name))
+        return self.define_fans_out(name) and not self.codegen.folds.is_constant(self.defines[name].body)
 
     def _compile_defines(self) -> None:
         """Every define's body, the ones it uses first: compiling a long chain of defines
@@ -477,16 +478,17 @@ class Link:
 
     def _compile_turn_start(self) -> None:
         # turn-scoped globals with constant initial values reset by plain assignment
-        from .expressions import const_value
-
         self._turn_resets = []
         other = False
         for i, v in enumerate(self.var_defs):
             if v.reset != "turn":
                 continue
-            fn = compile_expr(v.initial, self) if v.initial is not None else None
-            if fn is not None and is_const(fn) and not isinstance(const_value(fn), list):
-                self._turn_resets.append((i, const_value(fn)))
+            known = UNKNOWN
+            if v.initial is not None:
+                compile_expr(v.initial, self)  # (its link errors, where the link raises them)
+                known = self.codegen.folds.value(v.initial)
+            if known is not UNKNOWN and not isinstance(known, list):
+                self._turn_resets.append((i, known))
             else:
                 other = True
         self._turn_resets_other = other or any(v.reset == "turn" for v in self.pvar_defs)

@@ -29,10 +29,9 @@ from typing import Any
 import pytest
 
 import interpreter
-from interpreter.board import parse_cell
-from interpreter.budget import SMALL, check_grown
 from interpreter.errors import RuleError
 from interpreter.expressions import const_value, is_const
+from interpreter.fold_link import link_env
 from rulespec import ast as A
 from rulespec.check import default_options
 from rulespec.describe.players import default_options_env
@@ -236,7 +235,8 @@ def test_a_leaf_hook_supplies_names_and_may_defer() -> None:
 # ---------------------------------------------------------------------- the linker's folding
 #
 # What the closures fold (interpreter/expressions.py `c_*`, builtins.py `b_*`), and so what the
-# linking policy with `link_leaf` folds; the tests below find no node where the two differ:
+# linking policy with the link's leaf hook (interpreter/fold_link.py) folds; the tests below
+# find no node where the two differ:
 #
 # - literals; the names of zones, rankings, `players`, `cards`, `cells`, `num_players`; `option.X`;
 #   a card's attribute or name, a seat's `seat` or `name`, a cell's `row`, `col` or `name`, a
@@ -259,82 +259,6 @@ def test_a_leaf_hook_supplies_names_and_may_defer() -> None:
 # business: the code that compiles the node keeps them, in the same order.
 
 
-def link_env(L: Any) -> FoldEnv:
-    """The fold the linker ``L`` does (its options, player count, defines and what it knows of names)."""
-    def small(value: Any) -> str | None:  # (budget: what `expressions._foldable` keeps for run time)
-        if type(value) in (str, list):
-            return None if len(value) <= SMALL else f"longer than {SMALL}"
-        try:
-            check_grown(None, value, L.limits, None)
-        except RuleError as exc:
-            return str(exc)
-        return None
-
-    defines = {d.name: (tuple(d.params), d.body) for d in L.model.defines if d.body is not None}
-    return FoldEnv(linking(small), L.options, L.num_players, {}, defines, link_leaf(L))
-
-
-def _lookup(obj: Any, table: Any) -> Any:
-    return UNKNOWN if obj is UNKNOWN else None if obj is None else table[obj]
-
-
-def link_leaf(L: Any) -> Callable[[Any, Callable[[Any], Any]], Any]:
-    """What the linker ``L`` knows of a name, field, entry or call, as ``expressions.c_*`` and
-    ``builtins.b_*`` fold them (``CheckInfo.ref`` says what each refers to)."""
-    board = L.board
-    names = {"players": lambda: list(range(L.num_players)), "cards": lambda: list(range(L.cards.count)),
-             "cells": lambda: list(range(board.size)) if board else [], "num_players": lambda: L.num_players}
-
-    def leaf(node: Any, fold_child: Callable[[Any], Any]) -> Any:
-        ref = L.info.ref(node)
-        kind = ref.kind
-        if isinstance(node, A.Name):
-            if kind == "builtin":
-                return names[node.id]() if node.id in names else UNKNOWN  # (current, dealer, round, turn: the state's)
-            if kind == "zone":
-                return L.zone_base[node.id]
-            if kind == "ranking":
-                return L.rankings[node.id]
-            return DEFER if kind == "define" else UNKNOWN  # locals and variables
-        if isinstance(node, A.Attr):
-            if kind == "option":
-                return DEFER
-            if kind in ("card_attr", "card_name"):
-                return _lookup(fold_child(node.obj), L.cards.attrs[node.name] if kind == "card_attr" else L.cards.names)
-            if kind == "player_field" and node.name in ("seat", "name"):
-                seat = fold_child(node.obj)
-                return seat if node.name == "seat" else _lookup(seat, L.seat_names)
-            if kind == "cell_field":
-                table = {"row": [i // board.cols for i in range(board.size)],
-                         "col": [i % board.cols for i in range(board.size)], "name": list(board.names)}[node.name]
-                return _lookup(fold_child(node.obj), table)
-            if kind == "piece_field" and node.name not in ("cell", "owner", "kind"):  # (those are the state's)
-                return _lookup(fold_child(node.obj), [None if v == -1 else v for v in L.piece_start])
-            return UNKNOWN  # per-player variables, other player fields
-        if isinstance(node, A.Index):
-            if kind != "table":
-                return UNKNOWN  # an item of a list: a fresh list, or the state's
-            entries = L.tables[ref.name]
-            key = fold_child(node.index)
-            return entries[key] if key is not UNKNOWN and key in entries else UNKNOWN
-        if isinstance(node, A.Call):
-            if kind == "family":
-                arg = fold_child(node.args[0])
-                return UNKNOWN if arg is UNKNOWN else L.zone_base[node.func] + arg
-            if kind == "define" or node.func in ("max", "min"):
-                return DEFER
-            if node.func == "player":
-                seat = fold_child(node.args[0])
-                return seat if seat is not UNKNOWN and 0 <= seat < L.num_players else UNKNOWN
-            if node.func == "cell" and len(node.args) == 1:
-                name = fold_child(node.args[0])
-                return UNKNOWN if name is UNKNOWN else parse_cell(name, board.rows, board.cols)
-            return UNKNOWN  # the other built-ins: the state's, or a fresh list (range)
-        return DEFER
-
-    return leaf
-
-
 def linked_specs() -> list[Path]:
     return sorted((ROOT / "games").glob("*.yaml")) + sorted((ROOT / "tests/specs/valid").glob("*.yaml")) \
         + sorted((ROOT / "tests/hostile/specs").glob("run_*.yaml"))
@@ -355,7 +279,8 @@ def _games(spec: Path) -> Iterator[tuple[str, interpreter.Game]]:
 
 
 def disagreements(game: interpreter.Game) -> tuple[int, list[str]]:
-    """(nodes compared, the nodes where the fold and the closures disagree)."""
+    """(nodes compared, the nodes where the fold and the closures disagree): a fresh fold, and
+    the link's own table (which the generator asked while linking)."""
     L = game.link
     closures = L.codegen._closures  # every node's closure, built while linking
     folder = Folder(link_env(L))
@@ -365,10 +290,10 @@ def disagreements(game: interpreter.Game) -> tuple[int, list[str]]:
         if fn is None:
             continue
         compared += 1
-        value = folder.fold(node, {})
-        if is_const(fn) != (value is not UNKNOWN) or (is_const(fn) and not same(value, const_value(fn))):
-            closure = repr(const_value(fn)) if is_const(fn) else "not a constant"
-            out.append(f"{node_text(node)}: fold {value!r}, closure {closure}")
+        for value in (folder.fold(node, {}), L.codegen.folds.value(node)):
+            if is_const(fn) != (value is not UNKNOWN) or (is_const(fn) and not same(value, const_value(fn))):
+                closure = repr(const_value(fn)) if is_const(fn) else "not a constant"
+                out.append(f"{node_text(node)}: fold {value!r}, closure {closure}")
     return compared, out
 
 
