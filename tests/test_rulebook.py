@@ -46,7 +46,7 @@ HIGHJACK_RULES = {
     "no call or no Session card: forfeit and spark it up": ['must "spark it up"', 'forgets to call "Highjack"'],
     "the winner performs the Win Action": ["The winner performs the Win Action"],
     "winning card on top into the Session Pile": ["to their Session Pile, winning card on top"],
-    "Stoner's Quarrel": ["Stoner's Quarrel: if two or more Tokers tie for the highest card", "It takes all"],
+    "Stoner's Quarrel": ["Stoner's Quarrel: if two or more Tokers tie for the highest card", "its owner takes all"],
     "a round ends when the Take a Hit pile is drawn":
         ["at the end of a turn if, by then, the Take a Hit pile is empty"],
     "or when a Toker completes their Stash Box": ["or at once when"],
@@ -87,7 +87,7 @@ HIGHHAND_RULES = {
     "the partner cannot refuse": ["they cannot refuse"],
     "the Undeclared Team": ["**Undeclared Team**: The two other players, partners for the round"],
     "the Declaring Player cannot win": ["you cannot win the round yourself (if you hold the high hand, nobody scores)"],
-    "a round ends by concession": ["give up the round for your team; the other team wins it"],
+    "a round ends by concession": ["give up the round for their team; the other team wins it"],
     "or when the board is empty": ["the number of cards on the board is 0"],
     "hand ranks A to G and a pair": ["Five in sequence of one colour", "Four of a number", "Three plus two",
                                      "Five of one colour", "Five in sequence", "Three of a number", "Two pairs",
@@ -102,7 +102,7 @@ HIGHHAND_RULES = {
     "2 players: two pawns on your corners": ["player 1: a1, f1; player 2: a6, f6"],
     "2 players: blocker first, then taker": ["First move your blocker", "Then move your taker"],
     "2 players: choose which is which each turn": ["You choose which pawn is which each turn"],
-    "2 players: one pawn blocked": ["move your other pawn as either a blocker or a taker, not as both"],
+    "2 players: one pawn blocked": ["move your other pawn once, as either a blocker or a taker, not as both"],
     "2 players: 100 to the winner": ["| With 2 players | each player with the high hand: 100 |"],
 }
 
@@ -174,7 +174,7 @@ def test_no_engine_internals(books, spec):
 def test_a_guard_is_said_once_as_a_guard(books):
     text = books["highhand"]
     assert text.count("Not a rule, only a limit so that play always ends") == 1
-    assert "the number of turns, lost ones too, since a card was taken is at least 100" in text
+    assert "the number of turns (lost too) since a card was last taken is at least 100" in text
 
 
 def test_the_scoring_example_comes_from_a_simulated_round():

@@ -32,10 +32,11 @@ def test_the_model_keeps_every_about_by_what_it_is_about():
     assert abouts["zone:ashtray"] == "the face-up discard pile."
     assert abouts["variable:contenders"] == "the Tokers still in the Session"
     assert abouts["card:4"] == "An Opponent takes 2 hits."  # Munchies, the fifth line of the card list
-    assert abouts["action:play"] == "Play one card from your hand, by its type:"
+    assert abouts["action:play"] == "Play one card from your hand (you must), by its type:"
     assert any(k.startswith("stmt:") and v.startswith("Stoner's Quarrel") for k, v in abouts.items())
     abouts = dict(compile_file(HIGHHAND).model.abouts)
-    assert abouts["define:mate"] == "{p}'s partner" and abouts["action:block"].startswith("First move your blocker")
+    assert abouts["define:mate"] == "{p}'s partner" \
+        and abouts["action:block"].startswith("Block, then take: First move your blocker")
 
 
 def test_an_about_is_not_a_card_attribute():

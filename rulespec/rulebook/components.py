@@ -72,7 +72,7 @@ def components_section(sp: Speaker) -> Section:
         decks = sp.known(cards.decks)
         deck_text = ""
         if not (isinstance(decks, int) and decks == 1):
-            deck_text = f" Decks combined: {sp.expr(cards.decks)}."
+            deck_text = f" How many decks to shuffle together: {sp.expr(cards.decks)}."
         if total is not None:
             section.blocks.append(Para(f"A deck of {total} cards.{deck_text}"))
         plain = [a.name for a in cards.attributes if a.type not in ("procedure",) and a.name != "name"]

@@ -45,7 +45,7 @@ def setup_section(sp: Speaker) -> Section:
     deals = any(isinstance(n, A.Assign) and isinstance(n.target, A.Name) and n.target.id == "dealer"
                 for n in A.walk(m.setup))
     if deals:
-        lines = ["- choose a dealer for the first round"] + lines
+        lines = ["- choose a dealer for the first round, any way you like"] + lines
     steps = steps_of(lines)
     if steps:
         section.blocks.append(Steps(steps))

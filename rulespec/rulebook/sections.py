@@ -152,11 +152,13 @@ def rankings_section(sp: Speaker) -> Section | None:
             notes.append(f"The {' and '.join(same)} never breaks a tie.")
         needs = f"a sequence{' or ' + str(r.size) + ' of one ' + same[0] if same else ''}"
         notes.append(f"A player with fewer than {r.size} cards is ranked on the cards they have (only {needs} "
-                     f"needs all {r.size}); a player with no cards holds no hand and ranks last.")
+                     f"needs all {r.size}); compared card by card, a card beats no card, so a short hand loses "
+                     f"to a full one it otherwise equals; a player with no cards holds no hand and ranks last.")
         if r.unused:
             notes.append(f"If two hands hold the same {r.size} {order}s, the cards beyond the hand (a player's unused "
-                         f"cards) decide: the highest unused card wins, then the next highest, and so on. If these "
-                         f"are equal too, the hands tie: each of them counts as the best hand.")
+                         f"cards) decide: the highest unused card wins, then the next highest, and so on (a card "
+                         f"beats no card). If these are equal too, the hands tie: each of them counts as the best "
+                         f"hand.")
         section.blocks.append(Para(" ".join(notes)))
     return section
 
@@ -225,8 +227,8 @@ def special_section(sp: Speaker) -> Section:
     section = Section("Special cases", anchor="special")
     items: list[str] = []
     if _moves_pieces(sp):
-        items.append("If you cannot make any move (your pieces are blocked), you lose your turn: you do nothing "
-                     "else in it either.")
+        items.append("If you cannot make any move (your pieces are blocked), you lose your turn: none of "
+                     "its choices is open to you.")
     rnd = sp.model.round
     drawn: list[str] = []
     for phase in rnd.phases:

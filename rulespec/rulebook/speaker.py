@@ -139,11 +139,12 @@ class Speaker(PlayerDescriber):
         return super().stmt(s, indent)
 
     def zone_label(self, name: str) -> str:
-        """A zone without a label that its `about:` names first ("the unused deck: ...") is called so."""
+        """A zone that its `about:` names first ("the unused deck: ...") is called so in the rulebook (a
+        zone without a label only when the name holds the zone's name)."""
         zone = self.zones[name]
         about = self.abouts.get(f"zone:{name}") or ""
         head = about.split(":", 1)[0] if ":" in about else ""
-        if zone.label == zone.name and head.startswith("the ") and words(name) in head and len(head) < 40:
+        if head.startswith("the ") and len(head) < 40 and (zone.label != zone.name or words(name) in head):
             return head[4:]
         return super().zone_label(name)
 
@@ -319,7 +320,8 @@ class Speaker(PlayerDescriber):
     def player_alternative(self, alt: A.Alternative, indent: str) -> list[str]:
         about = self.about(f"action:{alt.action}")
         if about:
-            return [f"{indent}- **{words(alt.action).capitalize()}**: {about}"]
+            name, about = action_heading(alt.action, about)
+            return [f"{indent}- **{name}**: {about}"]
         return super().player_alternative(alt, indent)
 
     def s_Choose(self, s: A.Choose, indent: str) -> list[str]:
@@ -340,7 +342,8 @@ class Speaker(PlayerDescriber):
                     continue  # never offered with these options and this many players
                 if isinstance(alt, ActionRef):
                     if name in self.shown_actions:
-                        out.append(f"{indent}  - **{words(name).capitalize()}** (as above)")
+                        heading = action_heading(name, self.about(f"action:{name}") or "")[0]
+                        out.append(f"{indent}  - **{heading}** (as above)")
                         continue
                     self.shown_actions.add(name)
                     alt = self.actions[name]
@@ -350,6 +353,17 @@ class Speaker(PlayerDescriber):
 
     def card_effect(self, attribute: str, procedure: Any) -> str:
         return super().card_effect(attribute, procedure)
+
+
+def action_heading(action: str, about: str) -> tuple[str, str]:
+    """An action's name in the rulebook and the rest of its `about:`: an `about:` that opens with a
+    short name and a colon ("Block, then take: First move ...") names the action so; otherwise the
+    action's own name."""
+    head, sep, rest = about.partition(": ")
+    if sep and 0 < len(head) <= 24 and head[0].isupper() and not any(ch in head for ch in ".;()") \
+            and rest[:1].isupper():
+        return head, rest
+    return words(action).capitalize(), about
 
 
 def _count_kinds(sp: Any, value: Any) -> int | None:
